@@ -1,0 +1,81 @@
+#pragma once
+// One interface for every accountant (after dp_accounting's PrivacyAccountant):
+// an accountant is fed events with compose() and then answers epsilon(δ) or
+// delta(ε) for everything composed so far. A new accountant is one new file
+// plus one line in registry.cpp.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "accounting/events.hpp"
+
+namespace dpb {
+
+enum class Neighbouring { add_remove, replace_one };
+std::string_view to_string(Neighbouring n);
+
+/// What kind of statement a result is: a sound upper bound on the privacy
+/// loss, or an approximation (e.g. the GDP central-limit theorem).
+enum class BoundKind { upper, approximate };
+std::string_view to_string(BoundKind b);
+
+/// An (ε, δ) statement with what the accountant knows about it.
+struct Guarantee {
+  std::string accountant;
+  double epsilon = 0;
+  double delta = 0;
+  BoundKind bound = BoundKind::upper;
+  Neighbouring neighbouring = Neighbouring::add_remove;
+  std::optional<double> order;          ///< best Rényi order (RDP)
+  bool order_at_edge = false;           ///< best order is the smallest or largest tried
+  std::optional<double> epsilon_lower;  ///< lower end of an ε interval (PLD)
+  std::optional<double> delta_lower;    ///< lower end of a δ interval (PLD)
+  /// Further named numbers an accountant reports (e.g. "mu", "delta_split_step").
+  std::vector<std::pair<std::string, double>> details;
+  std::vector<std::string> notes;  ///< one-line remarks for the reader
+};
+
+/// Conversion from Rényi DP to (ε, δ), SPEC §3.
+enum class RdpConversion { improved, classic };
+
+/// Settings an accountant may read; each ignores what does not concern it.
+struct AccountantOptions {
+  std::vector<double> orders;  ///< Rényi orders; empty = default_rdp_orders()
+  RdpConversion conversion = RdpConversion::improved;
+};
+
+class Accountant {
+ public:
+  virtual ~Accountant() = default;
+  virtual std::string_view name() const = 0;
+  /// Why this accountant cannot handle `event`, or nullopt when it can.
+  virtual std::optional<std::string> unsupported_reason(const DpEvent& event) const = 0;
+  bool supports(const DpEvent& event) const { return !unsupported_reason(event); }
+  /// Adds `count` repetitions of `event`. Throws UnsupportedEvent.
+  virtual void compose(const DpEvent& event, std::int64_t count = 1) = 0;
+  /// Smallest ε it can certify at δ ∈ (0, 1) for all events composed so far.
+  virtual Guarantee epsilon(double delta) const = 0;
+  /// Smallest δ it can certify at ε ≥ 0.
+  virtual Guarantee delta(double epsilon) const = 0;
+};
+
+using AccountantFactory = std::function<std::unique_ptr<Accountant>(const AccountantOptions&)>;
+
+struct AccountantInfo {
+  std::string name;
+  std::string summary;
+  AccountantFactory make;
+};
+
+/// Every registered accountant, in the order `--accountant all` shows them.
+const std::vector<AccountantInfo>& accountants();
+/// Throws std::out_of_range for an unknown name.
+std::unique_ptr<Accountant> make_accountant(std::string_view name,
+                                            const AccountantOptions& options);
+
+}  // namespace dpb

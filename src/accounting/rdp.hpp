@@ -1,0 +1,53 @@
+#pragma once
+// Rényi differential privacy of the mechanisms dpbudget knows, and the
+// conversion of an RDP curve to (ε, δ). SPEC §2 and §3.
+#include <span>
+#include <vector>
+
+#include "accounting/accountant.hpp"
+
+namespace dpb {
+
+/// The default order set: dp_accounting's DEFAULT_RDP_ORDERS
+/// (1.1, 1.2, ..., 10.9, 11..63, 128, 256, 512, 1024) plus every integer 2..64,
+/// sorted, without duplicates.
+std::vector<double> default_rdp_orders();
+
+/// log A_α of the Poisson-subsampled Gaussian (SPEC §2.2), α > 1, q ∈ [0, 1],
+/// σ > 0. Exact to ~1e-10 relative in A_α and never below the truth by more
+/// than that; +inf where A_α overflows the double range.
+double log_a_poisson_gaussian(double q, double sigma, double alpha);
+
+/// RDP ρ(α) of one Poisson-subsampled Gaussian step, add/remove:
+/// log(A_α)/(α − 1). q = 0 gives 0, q = 1 gives α/(2σ²). May be +inf.
+double rdp_poisson_gaussian(double q, double sigma, double alpha);
+
+/// The same at every order of `orders`.
+std::vector<double> rdp_poisson_gaussian(double q, double sigma, std::span<const double> orders);
+
+/// Gaussian mechanism: α/(2σ²).
+double rdp_gaussian(double sigma, double alpha);
+
+/// Laplace mechanism (Mironov 2017, Prop. 6), SPEC §2.4.
+double rdp_laplace(double scale, double alpha);
+
+struct RdpEpsilon {
+  double epsilon;    ///< +inf when every order gives +inf
+  double order;      ///< the argmin
+  bool kl_shortcut;  ///< ε = 0 from the Bretagnolle–Huber shortcut (SPEC §3)
+};
+
+/// ε(δ) from an RDP curve (`rdp[i]` at `orders[i]`, already composed), SPEC §3.
+RdpEpsilon epsilon_from_rdp(std::span<const double> orders, std::span<const double> rdp,
+                            double delta, RdpConversion conversion);
+
+struct RdpDelta {
+  double delta;  ///< capped at 1
+  double order;
+};
+
+/// δ(ε) from an RDP curve, SPEC §3.
+RdpDelta delta_from_rdp(std::span<const double> orders, std::span<const double> rdp,
+                        double epsilon, RdpConversion conversion);
+
+}  // namespace dpb

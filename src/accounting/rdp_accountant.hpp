@@ -1,0 +1,33 @@
+#pragma once
+#include <vector>
+
+#include "accounting/accountant.hpp"
+
+namespace dpb {
+
+/// The moments accountant: keeps the composed RDP curve ρ(α) on a fixed set of
+/// orders (RDP composes additively, Mironov 2017 Prop. 1) and converts it to
+/// (ε, δ) on demand (SPEC §3).
+class RdpAccountant final : public Accountant {
+ public:
+  explicit RdpAccountant(const AccountantOptions& options);
+  std::string_view name() const override { return "rdp"; }
+  std::optional<std::string> unsupported_reason(const DpEvent& event) const override;
+  void compose(const DpEvent& event, std::int64_t count = 1) override;
+  Guarantee epsilon(double delta) const override;
+  Guarantee delta(double epsilon) const override;
+
+  const std::vector<double>& orders() const { return orders_; }
+  const std::vector<double>& curve() const { return rdp_; }
+
+ private:
+  /// RDP of one occurrence of `event` at every order.
+  std::vector<double> event_curve(const DpEvent& event) const;
+
+  std::vector<double> orders_;
+  std::vector<double> rdp_;
+  RdpConversion conversion_;
+  Neighbouring neighbouring_ = Neighbouring::add_remove;
+};
+
+}  // namespace dpb

@@ -1,0 +1,29 @@
+#include <stdexcept>
+
+#include "accounting/accountant.hpp"
+#include "accounting/rdp_accountant.hpp"
+
+namespace dpb {
+
+std::string_view to_string(Neighbouring n) {
+  return n == Neighbouring::add_remove ? "add_remove" : "replace_one";
+}
+
+std::string_view to_string(BoundKind b) { return b == BoundKind::upper ? "upper" : "approximate"; }
+
+const std::vector<AccountantInfo>& accountants() {
+  static const std::vector<AccountantInfo> all = {
+      {"rdp", "moments accountant: Renyi DP converted to (epsilon, delta)",
+       [](const AccountantOptions& o) { return std::make_unique<RdpAccountant>(o); }},
+  };
+  return all;
+}
+
+std::unique_ptr<Accountant> make_accountant(std::string_view name,
+                                            const AccountantOptions& options) {
+  for (const auto& info : accountants())
+    if (info.name == name) return info.make(options);
+  throw std::out_of_range("unknown accountant '" + std::string(name) + "'");
+}
+
+}  // namespace dpb
