@@ -48,9 +48,8 @@ struct ComposedEvent {
   std::vector<EventPtr> events;
 };
 
-struct DpEvent
-    : std::variant<GaussianEvent, LaplaceEvent, PoissonSampledEvent,
-                   SampledWithoutReplacementEvent, SelfComposedEvent, ComposedEvent> {
+struct DpEvent : std::variant<GaussianEvent, LaplaceEvent, PoissonSampledEvent,
+                              SampledWithoutReplacementEvent, SelfComposedEvent, ComposedEvent> {
   using variant::variant;
 };
 

@@ -47,7 +47,7 @@ struct RdpDelta {
 };
 
 /// δ(ε) from an RDP curve, SPEC §3.
-RdpDelta delta_from_rdp(std::span<const double> orders, std::span<const double> rdp,
-                        double epsilon, RdpConversion conversion);
+RdpDelta delta_from_rdp(std::span<const double> orders, std::span<const double> rdp, double epsilon,
+                        RdpConversion conversion);
 
 }  // namespace dpb

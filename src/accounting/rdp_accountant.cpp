@@ -21,8 +21,7 @@ std::optional<std::string> rdp_unsupported(const DpEvent& event) {
                    event_name(*e.event);
           return std::nullopt;
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          return std::string(
-              "rdp: sampled_without_replacement is not supported yet (SPEC 2.3)");
+          return std::string("rdp: sampled_without_replacement is not supported yet (SPEC 2.3)");
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
           return rdp_unsupported(*e.event);
         } else if constexpr (std::is_same_v<T, ComposedEvent>) {

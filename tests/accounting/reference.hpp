@@ -18,9 +18,12 @@ inline std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
   bool quoted = false;
   for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) fields.emplace_back();
-    else if (c != '\r') fields.back() += c;
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      fields.emplace_back();
+    else if (c != '\r')
+      fields.back() += c;
   }
   return fields;
 }
