@@ -1,1 +1,85 @@
-int main() { return 0; }
+// dpbudget benchmark: prints throughput and latency figures (never a test).
+//   ./build/bench/dpbudget_bench [seconds-per-measurement]
+// 1. ε evaluations per second in-process for fresh (q, σ) pairs with the
+//    default Rényi orders (the RDP curve is recomputed every time), one core.
+// 2. Wall time of one `dpbudget epsilon` process (fork + exec + compute).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "accounting/accountant.hpp"
+#include "accounting/events.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void bench_in_process(double budget_s) {
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> log_q(std::log(1e-3), std::log(0.1));
+  std::uniform_real_distribution<double> sigma(0.5, 4.0);
+  std::uniform_int_distribution<long> steps(100, 100000);
+  const dpb::AccountantOptions options;  // default orders, improved conversion
+  long count = 0;
+  double checksum = 0;
+  const auto t0 = Clock::now();
+  while (seconds_since(t0) < budget_s) {
+    auto acc = dpb::make_accountant("rdp", options);
+    acc->compose(*dpb::make_dp_sgd(std::exp(log_q(rng)), sigma(rng), steps(rng)));
+    checksum += acc->epsilon(1e-5).epsilon;
+    ++count;
+  }
+  const double s = seconds_since(t0);
+  std::printf(
+      "rdp epsilon, fresh (q, sigma), default orders: %.0f evaluations/s (%ld in %.2f s;"
+      " q in [1e-3, 0.1] log-uniform, sigma in [0.5, 4]; checksum %.6g)\n",
+      static_cast<double>(count) / s, count, s, checksum);
+}
+
+double run_once(const char* const* argv) {
+  const auto t0 = Clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!std::freopen("/dev/null", "w", stdout)) _exit(127);
+    execv(argv[0], const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "dpbudget_bench: %s failed\n", argv[0]);
+    std::exit(1);
+  }
+  return seconds_since(t0);
+}
+
+void bench_process(const char* title, const std::vector<const char*>& args, int runs) {
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) t.push_back(run_once(args.data()));
+  std::sort(t.begin(), t.end());
+  std::printf("%s: median %.2f ms, min %.2f ms, max %.2f ms over %d runs\n", title,
+              1e3 * t[t.size() / 2], 1e3 * t.front(), 1e3 * t.back(), runs);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double budget = argc > 1 ? std::atof(argv[1]) : 2.0;
+  bench_in_process(budget);
+  bench_process("dpbudget epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5 (one process)",
+                {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
+                 "--delta", "1e-5", nullptr},
+                50);
+  return 0;
+}

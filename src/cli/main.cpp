@@ -1,1 +1,5 @@
-int main() { return 0; }
+#include <iostream>
+
+#include "cli/app.hpp"
+
+int main(int argc, char** argv) { return dpb::cli::run_cli(argc, argv, std::cout, std::cerr); }

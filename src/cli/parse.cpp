@@ -1,0 +1,145 @@
+#include "cli/parse.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/errors.hpp"
+
+namespace dpb::cli {
+namespace {
+
+[[noreturn]] void fail(std::string_view flag, const std::string& what) {
+  throw UsageError(std::string(flag) + ": " + what);
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+/// A finite double spelled in full by `text` (no trailing junk, no nan/inf).
+bool to_double(const std::string& text, double& out) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(begin, &end);
+  if (end != begin + text.size() || !std::isfinite(v)) return false;
+  // strtod accepts hex floats and "infinity"; keep to plain decimals.
+  for (char c : text)
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
+          c == '+' || c == '-'))
+      return false;
+  out = v;
+  return true;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts(1);
+  for (char c : s) {
+    if (c == sep)
+      parts.emplace_back();
+    else
+      parts.back() += c;
+  }
+  return parts;
+}
+
+/// Expands one list item (a number or a range) into `out`.
+void expand_item(std::string_view flag, const std::string& item, std::vector<double>& out) {
+  const auto parts = split(item, ':');
+  if (parts.size() > 3) fail(flag, "malformed range " + quoted(item) + " (use start:stop:step)");
+  std::vector<double> v(parts.size());
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (!to_double(parts[i], v[i]))
+      fail(flag, parts.size() == 1 ? "expected a number, got " + quoted(item)
+                                   : "malformed range " + quoted(item) + " (use start:stop:step)");
+  if (parts.size() == 1) {
+    out.push_back(v[0]);
+    return;
+  }
+  const double start = v[0], stop = v[1], step = parts.size() == 3 ? v[2] : 1.0;
+  if (!(step > 0)) fail(flag, "range " + quoted(item) + " needs a step > 0");
+  if (stop < start) fail(flag, "range " + quoted(item) + " has stop < start");
+  // Stop is included when it lies on the grid up to rounding.
+  const double span = (stop - start) / step;
+  if (span > static_cast<double>(kMaxListItems))
+    fail(flag, "range " + quoted(item) + " has more than 1000000 values");
+  const auto count = static_cast<std::size_t>(std::floor(span + 1e-9)) + 1;
+  for (std::size_t i = 0; i < count; ++i) {
+    double x = start + static_cast<double>(i) * step;
+    // Snap to 12 significant digits so 1.1:2:0.1 gives 1.2, not 1.2000000000000002.
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.12g", x);
+    x = std::strtod(buf, nullptr);
+    out.push_back(std::min(x, std::max(stop, start)));
+  }
+}
+
+}  // namespace
+
+bool Domain::contains(double v) const {
+  if (!std::isfinite(v)) return false;
+  const bool above = lo_open ? v > lo : v >= lo;
+  const bool below = hi_open ? v < hi : v <= hi;
+  return above && below;
+}
+
+double parse_real(std::string_view flag, const std::string& text, const Domain& domain) {
+  double v = 0;
+  if (!to_double(text, v) || !domain.contains(v))
+    fail(flag, std::string("must be ") + domain.description + ", got " + quoted(text));
+  return v;
+}
+
+std::int64_t parse_integer(std::string_view flag, const std::string& text, std::int64_t min) {
+  double v = 0;
+  constexpr double kMax = 9007199254740992.0;  // 2^53
+  if (!to_double(text, v) || v != std::floor(v) || v < static_cast<double>(min) || v > kMax)
+    fail(flag, "must be an integer >= " + std::to_string(min) + ", got " + quoted(text));
+  return static_cast<std::int64_t>(v);
+}
+
+std::vector<double> parse_list(std::string_view flag, const std::vector<std::string>& texts,
+                               const Domain& domain) {
+  std::vector<double> out;
+  for (const auto& text : texts) {
+    if (text.empty()) fail(flag, "empty list");
+    for (const auto& item : split(text, ',')) {
+      if (item.empty()) fail(flag, "empty item in list " + quoted(text));
+      const std::size_t before = out.size();
+      expand_item(flag, item, out);
+      for (std::size_t i = before; i < out.size(); ++i)
+        if (!domain.contains(out[i]))
+          fail(flag,
+               std::string("every value must be ") + domain.description + ", got " + quoted(item));
+      if (out.size() > kMaxListItems) fail(flag, "more than 1000000 values");
+    }
+  }
+  if (out.empty()) fail(flag, "empty list");
+  return out;
+}
+
+std::vector<std::int64_t> parse_integer_list(std::string_view flag,
+                                             const std::vector<std::string>& texts,
+                                             std::int64_t min) {
+  const Domain any{-kInf, kInf, true, true, "a number"};
+  std::vector<std::int64_t> out;
+  for (double v : parse_list(flag, texts, any)) {
+    if (v != std::floor(v) || v < static_cast<double>(min) || v > 9007199254740992.0)
+      fail(flag, "every value must be an integer >= " + std::to_string(min));
+    out.push_back(static_cast<std::int64_t>(v));
+  }
+  return out;
+}
+
+std::string parse_choice(std::string_view flag, const std::string& text,
+                         const std::vector<std::string>& allowed) {
+  std::string list;
+  for (const auto& a : allowed) {
+    if (a == text) return text;
+    list += (list.empty() ? "" : ", ") + a;
+  }
+  fail(flag, "must be one of " + list + ", got " + quoted(text));
+}
+
+}  // namespace dpb::cli

@@ -1,0 +1,52 @@
+#pragma once
+// Strict parsing of numeric flag values, with messages that name the flag and
+// the allowed range. Lists accept comma-separated items, each a number or a
+// `start:stop[:step]` range (step 1 when omitted; stop included when it falls
+// on the grid, within rounding).
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dpb::cli {
+
+/// An interval of allowed values and how to say it in an error message.
+struct Domain {
+  double lo;
+  double hi;
+  bool lo_open;
+  bool hi_open;
+  const char* description;  ///< e.g. "a number in [0, 1]"
+  bool contains(double v) const;
+};
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr Domain kProbability{0, 1, false, false, "a number in [0, 1]"};
+inline constexpr Domain kOpenUnit{0, 1, true, true, "a number in (0, 1)"};
+inline constexpr Domain kPositive{0, kInf, true, true, "a finite number > 0"};
+inline constexpr Domain kNonNegative{0, kInf, false, true, "a finite number >= 0"};
+inline constexpr Domain kOrder{1, kInf, true, true, "a finite number > 1"};
+
+/// The most items one list flag may expand to.
+inline constexpr std::size_t kMaxListItems = 1'000'000;
+
+double parse_real(std::string_view flag, const std::string& text, const Domain& domain);
+
+/// An integer in [min, 2^53]; accepts forms like 10000 and 1e4.
+std::int64_t parse_integer(std::string_view flag, const std::string& text, std::int64_t min);
+
+/// Every item of every text (each a comma list of numbers and ranges), in order.
+std::vector<double> parse_list(std::string_view flag, const std::vector<std::string>& texts,
+                               const Domain& domain);
+
+/// Integer lists: each item and each range value must be an integer ≥ min.
+std::vector<std::int64_t> parse_integer_list(std::string_view flag,
+                                             const std::vector<std::string>& texts,
+                                             std::int64_t min);
+
+/// `text` if it is one of `allowed`, else a UsageError listing them.
+std::string parse_choice(std::string_view flag, const std::string& text,
+                         const std::vector<std::string>& allowed);
+
+}  // namespace dpb::cli

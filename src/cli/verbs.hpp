@@ -1,0 +1,22 @@
+#pragma once
+// Each verb lives in its own file: setup_X() declares its subcommand and
+// flags, and returns the function that runs it once parsing succeeded.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <ostream>
+
+namespace dpb::cli {
+
+/// Runs a parsed verb: writes the result to `out`, warnings to `err`, and
+/// returns the exit status. Throws UsageError / accounting errors.
+using VerbRunner = std::function<int(std::ostream& out, std::ostream& err)>;
+
+struct Verb {
+  CLI::App* command;
+  VerbRunner run;
+};
+
+Verb setup_epsilon(CLI::App& app);
+Verb setup_delta(CLI::App& app);
+
+}  // namespace dpb::cli

@@ -1,0 +1,52 @@
+#pragma once
+// What a verb hands to a renderer: named cells, in order. A number carries the
+// direction it may be rounded in when shown with fewer digits, so that a
+// printed ε stays an upper bound and a printed largest q stays attainable.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace dpb::report {
+
+enum class Rounding {
+  nearest,  ///< an input echoed back, or a value with no safe side
+  up,       ///< an upper bound (ε, δ, σ): never shown smaller than it is
+  down,     ///< a largest allowed value (q, steps): never shown larger
+};
+
+struct Cell {
+  std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>> value;
+  Rounding rounding = Rounding::nearest;
+};
+
+inline Cell number(double v, Rounding r = Rounding::nearest) { return Cell{v, r}; }
+inline Cell integer(std::int64_t v) { return Cell{v, Rounding::nearest}; }
+inline Cell text(std::string v) { return Cell{std::move(v), Rounding::nearest}; }
+inline Cell numbers(std::vector<double> v) { return Cell{std::move(v), Rounding::nearest}; }
+
+/// An ordered list of named cells: one row of a table, one JSON object.
+struct Record {
+  std::vector<std::pair<std::string, Cell>> cells;
+  Record& add(std::string key, Cell cell) {
+    cells.emplace_back(std::move(key), std::move(cell));
+    return *this;
+  }
+  const Cell* find(const std::string& key) const {
+    for (const auto& [k, c] : cells)
+      if (k == key) return &c;
+    return nullptr;
+  }
+};
+
+/// A verb's whole answer: the inputs it used, one record per result, and
+/// footnotes for the reader (shown under text tables only).
+struct Report {
+  std::string command;
+  Record inputs;
+  std::vector<Record> results;
+  std::vector<std::string> footnotes;
+};
+
+}  // namespace dpb::report

@@ -1,0 +1,57 @@
+#pragma once
+// Runs the built dpbudget binary with arguments and captures stdout, stderr
+// and the exit status.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+#include <string>
+
+namespace dpb::test {
+
+struct Run {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline Run run_dpbudget(std::initializer_list<std::string> args,
+                        const std::string& stdin_text = "") {
+  std::string base = "/tmp/dpbudget_e2e_";
+  base.append(std::to_string(::getpid()));
+  std::ostringstream cmd;
+  cmd << shell_quote(DPBUDGET_BINARY);
+  for (const auto& a : args) cmd << ' ' << shell_quote(a);
+  if (!stdin_text.empty()) {
+    std::ofstream(base + ".in") << stdin_text;
+    cmd << " <" << base << ".in";
+  } else {
+    cmd << " </dev/null";
+  }
+  cmd << " >" << base << ".out 2>" << base << ".err";
+  const int raw = std::system(cmd.str().c_str());
+  Run r{WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), slurp(base + ".out"),
+        slurp(base + ".err")};
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  std::remove((base + ".in").c_str());
+  return r;
+}
+
+}  // namespace dpb::test
