@@ -62,6 +62,13 @@ class Accountant {
   virtual Guarantee epsilon(double delta) const = 0;
   /// Smallest δ it can certify at ε ≥ 0.
   virtual Guarantee delta(double epsilon) const = 0;
+  /// A closed-form guess of the largest n with ε(n-fold `step`) ≤ epsilon at
+  /// δ, for accountants that have one (RDP, SPEC §8). Calibration checks it.
+  virtual std::optional<std::int64_t> largest_count_hint(const DpEvent& /*step*/,
+                                                         double /*epsilon*/,
+                                                         double /*delta*/) const {
+    return std::nullopt;
+  }
 };
 
 using AccountantFactory = std::function<std::unique_ptr<Accountant>(const AccountantOptions&)>;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <tuple>
 #include <type_traits>
 
 #include "accounting/errors.hpp"
@@ -33,6 +35,25 @@ std::optional<std::string> rdp_unsupported(const DpEvent& event) {
         }
       },
       static_cast<const DpEvent::variant&>(event));
+}
+
+/// rdp_poisson_gaussian(q, σ, orders) is a pure function and the costly part
+/// of every evaluation; sweeps and solvers ask for the same (q, σ) many times
+/// (with different step counts), so the last few curves are remembered, per
+/// thread.
+const std::vector<double>& poisson_gaussian_curve(double q, double sigma,
+                                                  const std::vector<double>& orders) {
+  struct Entry {
+    double q, sigma;
+    std::vector<double> orders, curve;
+  };
+  constexpr std::size_t kEntries = 16;
+  thread_local std::deque<Entry> cache;
+  for (const auto& e : cache)
+    if (e.q == q && e.sigma == sigma && e.orders == orders) return e.curve;
+  if (cache.size() == kEntries) cache.pop_back();
+  cache.push_front({q, sigma, orders, rdp_poisson_gaussian(q, sigma, orders)});
+  return cache.front().curve;
 }
 
 void add_scaled(std::vector<double>& into, const std::vector<double>& curve, double count) {
@@ -67,7 +88,7 @@ std::vector<double> RdpAccountant::event_curve(const DpEvent& event) const {
             out[i] = rdp_laplace(e.scale, orders_[i]);
         } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
           const auto& g = std::get<GaussianEvent>(*e.event);
-          out = rdp_poisson_gaussian(e.sampling_probability, g.noise_multiplier, orders_);
+          out = poisson_gaussian_curve(e.sampling_probability, g.noise_multiplier, orders_);
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
           if (e.count > 0) add_scaled(out, event_curve(*e.event), static_cast<double>(e.count));
         } else if constexpr (std::is_same_v<T, ComposedEvent>) {
@@ -120,6 +141,26 @@ Guarantee RdpAccountant::delta(double epsilon) const {
   g.order = r.order;
   g.order_at_edge = r.delta < 1 && at_edge(orders_, r.order);
   return g;
+}
+
+std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& step, double epsilon,
+                                                             double delta) const {
+  if (rdp_unsupported(step)) return std::nullopt;
+  const std::vector<double> rho = event_curve(step);
+  double best = -1;
+  for (std::size_t i = 0; i < orders_.size(); ++i) {
+    const double a = orders_[i];
+    // ε(T) at order α is T·ρ(α) + c(α) (SPEC §3).
+    const double c = conversion_ == RdpConversion::classic
+                         ? -std::log(delta) / (a - 1)
+                         : std::log1p(-1 / a) - (std::log(delta) + std::log(a)) / (a - 1);
+    if (!(rho[i] < INFINITY)) continue;
+    const double t = rho[i] > 0 ? std::floor((epsilon - c) / rho[i])
+                                : (c <= epsilon ? INFINITY : -1);
+    best = std::max(best, t);
+  }
+  if (best < 1) return std::nullopt;
+  return static_cast<std::int64_t>(std::min(best, 9007199254740992.0));
 }
 
 }  // namespace dpb

@@ -16,6 +16,9 @@ class RdpAccountant final : public Accountant {
   void compose(const DpEvent& event, std::int64_t count = 1) override;
   Guarantee epsilon(double delta) const override;
   Guarantee delta(double epsilon) const override;
+  /// SPEC §8: T = max_α ⌊(ε − c(α)) / ρ(α)⌋, c(α) the conversion term.
+  std::optional<std::int64_t> largest_count_hint(const DpEvent& step, double epsilon,
+                                                 double delta) const override;
 
   const std::vector<double>& orders() const { return orders_; }
   const std::vector<double>& curve() const { return rdp_; }

@@ -1,0 +1,67 @@
+#pragma once
+// Calibration (SPEC §8): ε is monotone — decreasing in σ, increasing in the
+// number of steps and in q — so each question "which largest/smallest value
+// meets ε ≤ target?" is a bracketing search followed by bisection. Every
+// solver works with any registered accountant and returns the value on the
+// safe side (σ rounded up, T and q rounded down) together with the guarantee
+// it actually achieves.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "accounting/accountant.hpp"
+#include "accounting/events.hpp"
+
+namespace dpb {
+
+/// ε(δ) of an event under one accountant, built fresh for each question.
+struct EpsilonOracle {
+  std::string accountant;
+  AccountantOptions options;
+  double delta;
+  Guarantee operator()(const DpEvent& event) const;
+};
+
+struct SigmaSolution {
+  double noise_multiplier;
+  Guarantee guarantee;  ///< ε(noise_multiplier) ≤ target
+};
+
+/// Smallest σ ≤ max_sigma with ε(event_of(σ)) ≤ target_epsilon, returned
+/// within relative `tolerance` above the true threshold. Throws NoSolution
+/// when even max_sigma exceeds the target.
+SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& event_of,
+                                        const EpsilonOracle& oracle, double target_epsilon,
+                                        double tolerance, double max_sigma);
+
+struct CountSolution {
+  std::int64_t count;   ///< kUnboundedCount when every count fits
+  Guarantee guarantee;  ///< at `count`
+};
+
+inline constexpr std::int64_t kUnboundedCount = std::int64_t{1} << 53;
+
+/// Largest count n in [1, 2^53] with ε(event_of(n)) ≤ target_epsilon; uses the
+/// accountant's closed form (Accountant::largest_count_hint) when it has one.
+/// Throws NoSolution when n = 1 already exceeds the target.
+CountSolution largest_count(const std::function<EventPtr(std::int64_t)>& event_of,
+                            const EpsilonOracle& oracle, double target_epsilon);
+
+struct RateSolution {
+  double value;
+  Guarantee guarantee;
+};
+
+/// Largest x in [lo, hi] with ε(event_of(x)) ≤ target, within relative
+/// `tolerance` below the true threshold. Throws NoSolution when even lo fails.
+RateSolution largest_value(const std::function<EventPtr(double)>& event_of,
+                           const EpsilonOracle& oracle, double target_epsilon, double lo, double hi,
+                           double tolerance);
+
+/// Largest integer n in [lo, hi] with ε(event_of(n)) ≤ target. Throws
+/// NoSolution when even lo fails.
+CountSolution largest_integer(const std::function<EventPtr(std::int64_t)>& event_of,
+                              const EpsilonOracle& oracle, double target_epsilon, std::int64_t lo,
+                              std::int64_t hi);
+
+}  // namespace dpb
