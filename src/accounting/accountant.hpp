@@ -43,10 +43,16 @@ struct Guarantee {
 /// Conversion from Rényi DP to (ε, δ), SPEC §3.
 enum class RdpConversion { improved, classic };
 
+/// Composition theorem for (ε, δ) mechanisms, SPEC §4.
+enum class CompositionMethod { basic, advanced, optimal };
+std::string_view to_string(CompositionMethod m);
+
 /// Settings an accountant may read; each ignores what does not concern it.
 struct AccountantOptions {
   std::vector<double> orders;  ///< Rényi orders; empty = default_rdp_orders()
   RdpConversion conversion = RdpConversion::improved;
+  /// Theorem used by the "composition" accountant.
+  CompositionMethod composition = CompositionMethod::optimal;
 };
 
 class Accountant {

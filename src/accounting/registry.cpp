@@ -1,6 +1,8 @@
 #include <stdexcept>
 
 #include "accounting/accountant.hpp"
+#include "accounting/composition_accountant.hpp"
+#include "accounting/gdp_accountant.hpp"
 #include "accounting/rdp_accountant.hpp"
 
 namespace dpb {
@@ -15,6 +17,10 @@ const std::vector<AccountantInfo>& accountants() {
   static const std::vector<AccountantInfo> all = {
       {"rdp", "moments accountant: Renyi DP converted to (epsilon, delta)",
        [](const AccountantOptions& o) { return std::make_unique<RdpAccountant>(o); }},
+      {"gdp", "Gaussian DP: exact for Gaussian releases, central-limit approximation for DP-SGD",
+       [](const AccountantOptions& o) { return std::make_unique<GdpAccountant>(o); }},
+      {"composition", "(epsilon, delta) composition theorems: basic, advanced, optimal",
+       [](const AccountantOptions& o) { return std::make_unique<CompositionAccountant>(o); }},
   };
   return all;
 }

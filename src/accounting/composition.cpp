@@ -1,0 +1,209 @@
+#include "accounting/composition.hpp"
+
+#include <algorithm>
+#include <boost/math/tools/roots.hpp>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "accounting/errors.hpp"
+#include "accounting/normal.hpp"
+
+namespace dpb {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kLog2Pi = 1.8378770664093454836;
+
+void check_eps(double epsilon, const char* field = "epsilon") {
+  if (!(epsilon >= 0) || !std::isfinite(epsilon))
+    throw InvalidParameter(field, "must be a finite number >= 0");
+}
+void check_delta(double delta, const char* field = "delta") {
+  if (!(delta >= 0 && delta <= 1)) throw InvalidParameter(field, "must be in [0, 1]");
+}
+void check_k(std::int64_t k) {
+  if (k < 0) throw InvalidParameter("count", "must be an integer >= 0");
+}
+
+// --- Binomial probabilities, Loader (2000), "Fast and Accurate Computation of
+// Binomial Probabilities": log Bin(x; n, p) =
+//   δ(n) − δ(x) − δ(n−x) − D(x, np) − D(n−x, nq) + ½ log(n / (2π x (n−x))),
+// with the Stirling error δ(n) = log n! − log(√(2πn)(n/e)ⁿ) and the deviance
+// D(x, M) = x log(x/M) + M − x (computed by a series when x ≈ M).
+
+double stirling_error(double n) {
+  if (n <= 100) {
+    const long double nl = n;
+    return static_cast<double>(std::lgamma(nl + 1) - (nl + 0.5L) * std::log(nl) + nl -
+                               0.5L * static_cast<long double>(kLog2Pi));
+  }
+  // Stirling series: 1/(12n) − 1/(360n³) + 1/(1260n⁵) − 1/(1680n⁷); next term < 1e-21 for n > 100.
+  const double nn = n * n;
+  return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - 1.0 / (1680 * nn)) / nn) / nn) / n;
+}
+
+double deviance(double x, double m) {
+  if (std::abs(x - m) < 0.1 * (x + m)) {
+    // x log(x/m) + m − x = (x−m)v + 2x Σ_{j≥1} v^{2j+1}/(2j+1),  v = (x−m)/(x+m).
+    const double v = (x - m) / (x + m);
+    double s = (x - m) * v;
+    double ej = 2 * x * v;
+    const double v2 = v * v;
+    for (int j = 1; j < 1000; ++j) {
+      ej *= v2;
+      const double s1 = s + ej / (2 * j + 1);
+      if (s1 == s) return s1;
+      s = s1;
+    }
+    return s;
+  }
+  return x * std::log(x / m) + m - x;
+}
+
+struct Binomial {
+  double n, p, q, log_p, log_q;
+  double log_pmf(double x) const {
+    if (x == 0) return n * log_q;
+    if (x == n) return n * log_p;
+    const double y = n - x;
+    return stirling_error(n) - stirling_error(x) - stirling_error(y) - deviance(x, n * p) -
+           deviance(y, n * q) + 0.5 * std::log(n / (2 * std::numbers::pi * x * y));
+  }
+};
+
+}  // namespace
+
+EpsDelta compose_basic(double epsilon, double delta, std::int64_t k) {
+  check_eps(epsilon);
+  check_delta(delta);
+  check_k(k);
+  const double kd = static_cast<double>(k);
+  return {kd * epsilon, std::min(1.0, kd * delta)};
+}
+
+EpsDelta compose_advanced(double epsilon, double delta, std::int64_t k, double delta_prime) {
+  check_eps(epsilon);
+  check_delta(delta);
+  check_k(k);
+  if (!(delta_prime > 0 && delta_prime <= 1))
+    throw InvalidParameter("delta_prime", "must be in (0, 1]");
+  const double kd = static_cast<double>(k);
+  const double eps =
+      epsilon * std::sqrt(2 * kd * std::log(1 / delta_prime)) + kd * epsilon * std::expm1(epsilon);
+  return {eps, std::min(1.0, kd * delta + delta_prime)};
+}
+
+double advanced_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
+  check_delta(target_delta, "target_delta");
+  check_delta(delta);
+  check_k(k);
+  const double slack = target_delta - static_cast<double>(k) * delta;
+  if (!(slack > 0)) throw NoSolution("advanced composition needs target delta > k*delta");
+  return compose_advanced(epsilon, delta, k, std::min(slack, 1.0)).epsilon;
+}
+
+double basic_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
+  check_delta(target_delta, "target_delta");
+  const EpsDelta r = compose_basic(epsilon, delta, k);
+  if (r.delta > target_delta) throw NoSolution("basic composition needs target delta >= k*delta");
+  return r.epsilon;
+}
+
+double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_total) {
+  check_eps(epsilon);
+  check_k(k);
+  if (!(epsilon_total >= 0)) throw InvalidParameter("epsilon_total", "must be a number >= 0");
+  const double kd = static_cast<double>(k);
+  // Only l with (k − 2l)ε > ε' contribute; none if ε = 0 or ε' ≥ kε.
+  if (k == 0 || epsilon == 0 || epsilon_total >= kd * epsilon) return -kInf;
+  Binomial bin{kd, 0, 0, -detail::softplus(epsilon), -detail::softplus(-epsilon)};
+  bin.p = std::exp(bin.log_p);
+  bin.q = std::exp(bin.log_q);
+  const auto l_max = static_cast<std::int64_t>(
+      std::min(kd, std::floor((kd * epsilon - epsilon_total) / (2 * epsilon))));
+  auto term = [&](std::int64_t l) {
+    const double gap = epsilon_total - static_cast<double>(k - 2 * l) * epsilon;
+    if (l < 0 || l > l_max || gap >= 0) return -kInf;
+    return bin.log_pmf(static_cast<double>(l)) + detail::log1mexp(gap);
+  };
+  // The summand is log-concave in l (binomial pmf times the log-concave
+  // 1 − e^{−x}) and its factor decreases in l, so the peak lies in
+  // [0, min(l_max, binomial mode)]: find it by bisection on the sign of the
+  // forward difference.
+  std::int64_t lo = 0;
+  std::int64_t hi = std::min<std::int64_t>(l_max, static_cast<std::int64_t>((kd + 1) * bin.p));
+  hi = std::max<std::int64_t>(hi, 0);
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (term(mid + 1) > term(mid))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const double ref = term(lo);
+  if (ref == -kInf) return -kInf;
+  // Sum outward from the peak. Past the peak each side decreases with ratios
+  // that keep shrinking (log-concavity), so the rest of a side is at most
+  // t/(1 − r) for the current term t and ratio r: stop when that is < 1e-18 of the sum.
+  double sum = 1;
+  for (int dir = -1; dir <= 1; dir += 2) {
+    double prev = 1;
+    for (std::int64_t l = lo + dir; l >= 0 && l <= l_max; l += dir) {
+      const double t = std::exp(term(l) - ref);
+      sum += t;
+      const double r = t / prev;
+      if (t == 0 || (r < 1 && t / (1 - r) < 1e-18 * sum)) break;
+      prev = t;
+    }
+  }
+  return std::min(ref + std::log(sum), 0.0);  // δ_opt ≤ 1 (rounding can overshoot by an ulp)
+}
+
+double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
+  check_delta(delta);
+  const double ls = optimal_log_delta_sum(epsilon, k, epsilon_total);
+  // 1 − (1−δ)^k (1 − δ_opt) = −expm1(k·log1p(−δ) + log1p(−δ_opt)).
+  const double d_opt = std::exp(ls);
+  const double r = -std::expm1(static_cast<double>(k) * std::log1p(-delta) + std::log1p(-d_opt));
+  return std::clamp(r, 0.0, 1.0);
+}
+
+double optimal_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
+  return optimal_epsilon(epsilon, delta, k, target_delta, 52);
+}
+
+double optimal_epsilon(double epsilon, double delta, std::int64_t k, double target_delta,
+                       int tolerance_bits) {
+  check_eps(epsilon);
+  check_delta(delta);
+  check_delta(target_delta, "target_delta");
+  check_k(k);
+  const double kd = static_cast<double>(k);
+  if (k == 0 || target_delta >= 1) return 0;
+  // δ_total ≤ target ⇔ δ_opt ≤ need = 1 − (1 − target)/(1 − δ)^k.
+  const double need = -std::expm1(std::log1p(-target_delta) - kd * std::log1p(-delta));
+  if (need < 0)
+    throw NoSolution(
+        "optimal composition cannot reach the target delta: it is below 1-(1-delta)^k");
+  if (need == 0 || epsilon == 0) return kd * epsilon;  // δ_opt(ε') > 0 for every ε' < kε
+  const double log_need = std::log(need);
+  if (optimal_log_delta_sum(epsilon, k, 0) <= log_need) return 0;
+  auto f = [&](double e) {
+    return std::max(optimal_log_delta_sum(epsilon, k, e), -3000.0) - log_need;
+  };
+  std::uintmax_t iters = 300;
+  const auto [lo_end, hi_end] = boost::math::tools::toms748_solve(
+      f, 0.0, kd * epsilon, boost::math::tools::eps_tolerance<double>(tolerance_bits), iters);
+  (void)lo_end;
+  // hi_end is the safe end (f ≤ 0). Check it against the full δ_total as
+  // optimal_delta() computes it and step up until it meets the target, so that
+  // the returned ε' is an upper bound for the very function callers evaluate.
+  double e = hi_end;
+  for (int i = 0; i < 200 && e < kd * epsilon && optimal_delta(epsilon, delta, k, e) > target_delta;
+       ++i)
+    e = std::min(kd * epsilon, e * (1 + 0x1p-52 * std::ldexp(1.0, i / 2)) + 1e-300);
+  return e;
+}
+
+}  // namespace dpb

@@ -1,0 +1,318 @@
+#include "accounting/composition_accountant.hpp"
+
+#include <algorithm>
+#include <boost/math/tools/minima.hpp>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "accounting/amplification.hpp"
+#include "accounting/composition.hpp"
+#include "accounting/errors.hpp"
+#include "accounting/gaussian_mechanism.hpp"
+#include "accounting/laplace_mechanism.hpp"
+
+namespace dpb {
+namespace {
+
+using Step = CompositionAccountant::Step;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Collected {
+  std::optional<Step> step;
+  std::int64_t count = 0;
+  std::optional<std::string> error;
+};
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw InvalidParameter("count", "too many steps");
+  return r;
+}
+
+void add_step(Collected& c, const Step& s, std::int64_t n) {
+  if (n == 0 || c.error) return;
+  if (c.step && !(*c.step == s)) {
+    c.error =
+        "composition: only repetitions of one mechanism are supported (homogeneous "
+        "composition, SPEC 4); this run mixes different mechanisms or parameters";
+    return;
+  }
+  c.step = s;
+  c.count += n;
+}
+
+// Flattens `event` (times `mult`) into repetitions of a single Step.
+void collect(const DpEvent& event, std::int64_t mult, Collected& c) {
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, GaussianEvent>) {
+          add_step(c, {Step::Kind::gaussian, e.noise_multiplier}, mult);
+        } else if constexpr (std::is_same_v<T, LaplaceEvent>) {
+          add_step(c, {Step::Kind::laplace, e.scale}, mult);
+        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
+          if (const auto* g = std::get_if<GaussianEvent>(&*e.event)) {
+            if (e.sampling_probability == 1)
+              add_step(c, {Step::Kind::gaussian, g->noise_multiplier}, mult);
+            else
+              add_step(c,
+                       {Step::Kind::sampled_gaussian, g->noise_multiplier, e.sampling_probability,
+                        false},
+                       mult);
+          } else if (!c.error) {
+            c.error = "composition: poisson_sampled supports only a gaussian event inside, not " +
+                      event_name(*e.event);
+          }
+        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
+          if (const auto* g = std::get_if<GaussianEvent>(&*e.event)) {
+            const double q =
+                static_cast<double>(e.sample_size) / static_cast<double>(e.source_dataset_size);
+            add_step(c, {Step::Kind::sampled_gaussian, g->noise_multiplier, q, true}, mult);
+          } else if (!c.error) {
+            c.error =
+                "composition: sampled_without_replacement supports only a gaussian event "
+                "inside, not " +
+                event_name(*e.event);
+          }
+        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
+          collect(*e.event, checked_mul(mult, e.count), c);
+        } else {
+          for (const auto& inner : e.events) collect(*inner, mult, c);
+        }
+      },
+      static_cast<const DpEvent::variant&>(event));
+}
+
+// Per-step (ε0, δ0) profile of the mechanism, after amplification (§5).
+// δ0 ≤ max_step_delta(step).
+double max_step_delta(const Step& s) { return s.kind == Step::Kind::sampled_gaussian ? s.q : 1.0; }
+
+double step_epsilon(const Step& s, double d0) {
+  switch (s.kind) {
+    case Step::Kind::gaussian:
+      return gaussian_epsilon(s.parameter, d0);
+    case Step::Kind::laplace:
+      return laplace_epsilon(s.parameter, d0);
+    case Step::Kind::sampled_gaussian:
+      if (s.q == 0) return 0;
+      return amplify_poisson(gaussian_epsilon(s.parameter, std::min(1.0, d0 / s.q)), 0, s.q)
+          .epsilon;
+  }
+  return kInf;
+}
+
+double step_delta(const Step& s, double e0) {
+  switch (s.kind) {
+    case Step::Kind::gaussian:
+      return gaussian_delta(s.parameter, e0);
+    case Step::Kind::laplace:
+      return laplace_delta(s.parameter, e0);
+    case Step::Kind::sampled_gaussian:
+      if (s.q == 0) return 0;
+      return s.q * gaussian_delta(s.parameter, amplification_inner_epsilon(e0, s.q));
+  }
+  return 1;
+}
+
+// Minimises f over u ∈ [lo, hi]: a coarse grid, then Brent around the best
+// grid point. Returns the argmin (any u is a valid split; this only tightens).
+double minimise(const std::function<double(double)>& f, double lo, double hi, int grid) {
+  if (!(hi > lo)) return hi;
+  double best_u = hi;
+  double best = f(hi);
+  const double h = (hi - lo) / grid;
+  int best_i = grid;
+  for (int i = 0; i < grid; ++i) {
+    const double u = lo + h * i;
+    const double v = f(u);
+    if (v < best) {
+      best = v;
+      best_u = u;
+      best_i = i;
+    }
+  }
+  if (!std::isfinite(best)) return best_u;
+  const double a = std::max(lo, lo + h * (best_i - 1));
+  const double b = std::min(hi, lo + h * (best_i + 1));
+  std::uintmax_t iters = 60;
+  const auto r = boost::math::tools::brent_find_minima(f, a, b, 24, iters);
+  return r.second < best ? r.first : best_u;
+}
+
+}  // namespace
+
+std::string_view to_string(CompositionMethod m) {
+  switch (m) {
+    case CompositionMethod::basic:
+      return "basic";
+    case CompositionMethod::advanced:
+      return "advanced";
+    case CompositionMethod::optimal:
+      return "optimal";
+  }
+  return "optimal";
+}
+
+CompositionAccountant::CompositionAccountant(const AccountantOptions& options)
+    : method_(options.composition) {}
+
+std::optional<std::string> CompositionAccountant::unsupported_reason(const DpEvent& event) const {
+  Collected c;
+  c.step = step_;
+  collect(event, 1, c);
+  return c.error;
+}
+
+void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
+  if (count <= 0) {
+    if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
+    return;
+  }
+  Collected c;
+  c.step = step_;
+  collect(event, count, c);
+  if (c.error) throw UnsupportedEvent(*c.error);
+  step_ = c.step;
+  count_ += c.count;
+}
+
+Guarantee CompositionAccountant::base() const {
+  Guarantee g;
+  g.accountant = "composition";
+  g.bound = BoundKind::upper;
+  g.neighbouring =
+      step_ && step_->replace_one ? Neighbouring::replace_one : Neighbouring::add_remove;
+  g.notes.push_back(std::string(to_string(method_)) + " composition of " + std::to_string(count_) +
+                    " steps, each (epsilon_step, delta_step)-DP");
+  return g;
+}
+
+Guarantee CompositionAccountant::epsilon(double delta) const {
+  if (!(delta > 0 && delta < 1)) throw InvalidParameter("delta", "must be in (0, 1)");
+  Guarantee g = base();
+  g.delta = delta;
+  if (!step_ || count_ == 0) {
+    g.epsilon = 0;
+    return g;
+  }
+  const Step s = *step_;
+  const std::int64_t k = count_;
+  const double kd = static_cast<double>(k);
+  const bool pure = s.kind == Step::Kind::laplace;
+  double d0 = 0;
+  double eps = kInf;
+  double slack = 0;
+  // ε of the composition for a per-step δ0; `bits` is the solver precision.
+  auto total_eps = [&](double step_d, int bits) -> double {
+    try {
+      const double e0 = step_epsilon(s, step_d);
+      if (!std::isfinite(e0)) return kInf;
+      switch (method_) {
+        case CompositionMethod::basic:
+          return basic_epsilon(e0, step_d, k, delta);
+        case CompositionMethod::advanced:
+          return advanced_epsilon(e0, step_d, k, delta);
+        case CompositionMethod::optimal:
+          return optimal_epsilon(e0, step_d, k, delta, bits);
+      }
+    } catch (const NoSolution&) {
+    }
+    return kInf;
+  };
+  if (method_ == CompositionMethod::basic) {
+    d0 = std::min(delta / kd, max_step_delta(s));
+    while (kd * d0 > delta) d0 = std::nextafter(d0, 0.0);
+    eps = total_eps(d0, 52);
+  } else {
+    // Largest per-step δ0 that leaves room for the theorem's own δ.
+    double d0_max =
+        method_ == CompositionMethod::advanced ? delta / kd : -std::expm1(std::log1p(-delta) / kd);
+    d0_max = std::min(d0_max, max_step_delta(s));
+    const double u_hi = std::log(d0_max);
+    const double u =
+        minimise([&](double v) { return total_eps(std::exp(v), 36); }, u_hi - 60, u_hi, 30);
+    d0 = std::exp(u);
+    eps = total_eps(d0, 52);
+    if (pure) {
+      const double e_pure = total_eps(0, 52);
+      if (e_pure <= eps) {
+        eps = e_pure;
+        d0 = 0;
+      }
+    }
+  }
+  if (method_ == CompositionMethod::optimal)
+    slack = delta + std::expm1(kd * std::log1p(-d0));  // δ − (1 − (1−δ0)^k)
+  else
+    slack = delta - kd * d0;
+  g.epsilon = eps;
+  g.details = {{"steps", kd},
+               {"epsilon_step", step_epsilon(s, d0)},
+               {"delta_step", d0},
+               {"delta_slack", slack}};
+  return g;
+}
+
+Guarantee CompositionAccountant::delta(double epsilon) const {
+  if (!(epsilon >= 0)) throw InvalidParameter("epsilon", "must be a number >= 0");
+  Guarantee g = base();
+  g.epsilon = epsilon;
+  if (!step_ || count_ == 0) {
+    g.delta = 0;
+    return g;
+  }
+  const Step s = *step_;
+  const std::int64_t k = count_;
+  const double kd = static_cast<double>(k);
+  const bool pure = s.kind == Step::Kind::laplace;
+  // δ of the composition at ε for a per-step δ0 (ε0 from the step's profile).
+  auto total_delta = [&](double step_d) -> double {
+    const double e0 = step_epsilon(s, step_d);
+    if (!std::isfinite(e0)) return 1;
+    if (method_ == CompositionMethod::advanced) {
+      const double lin = kd * e0 * std::expm1(e0);
+      if (e0 == 0) return std::min(1.0, kd * step_d);
+      if (!(epsilon > lin)) return 1;
+      const double z = (epsilon - lin) / e0;
+      return std::min(1.0, kd * step_d + std::exp(-z * z / (2 * kd)));
+    }
+    return optimal_delta(e0, step_d, k, epsilon);
+  };
+  double d0 = 0;
+  double total = 1;
+  double e0 = 0;
+  if (method_ == CompositionMethod::basic) {
+    e0 = epsilon / kd;
+    d0 = step_delta(s, e0);
+    total = std::min(1.0, kd * d0);
+  } else {
+    const double u_hi = std::log(max_step_delta(s));
+    const double u = minimise(
+        [&](double v) {
+          const double t = total_delta(std::exp(v));
+          return t > 0 ? std::log(t) : -1e300;
+        },
+        -700, u_hi, 70);
+    d0 = std::exp(u);
+    total = total_delta(d0);
+    if (pure) {
+      const double t0 = total_delta(0);
+      if (t0 <= total) {
+        total = t0;
+        d0 = 0;
+      }
+    }
+    e0 = step_epsilon(s, d0);
+  }
+  const double slack = method_ == CompositionMethod::optimal
+                           ? total + std::expm1(kd * std::log1p(-d0))
+                           : total - kd * d0;
+  g.delta = total;
+  g.details = {{"steps", kd}, {"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}};
+  return g;
+}
+
+}  // namespace dpb

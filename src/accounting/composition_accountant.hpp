@@ -1,0 +1,46 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "accounting/accountant.hpp"
+
+namespace dpb {
+
+/// (ε, δ) composition accountant, SPEC §4–§5: k repetitions of one mechanism
+/// (gaussian, laplace, or a Poisson / without-replacement sampled gaussian).
+/// Each step gets (ε0, δ0) from its exact profile (§2.1, §2.4), sampled steps
+/// are amplified (§5), and the k steps are composed with the basic, advanced
+/// or optimal theorem (AccountantOptions::composition). The split of the total
+/// δ between the steps and the theorem's slack is searched to minimise ε (or,
+/// for delta(ε), to minimise δ); every split is a valid bound, so the result
+/// is an upper bound whether or not the search finds the best split.
+/// Different mechanisms in one run are not supported (the theorems are for
+/// homogeneous composition).
+class CompositionAccountant final : public Accountant {
+ public:
+  /// One step of the run.
+  struct Step {
+    enum class Kind { gaussian, laplace, sampled_gaussian };
+    Kind kind;
+    double parameter;  ///< σ (gaussian kinds) or the Laplace scale b
+    double q = 1;      ///< sampling probability (sampled_gaussian)
+    bool replace_one = false;
+    bool operator==(const Step&) const = default;
+  };
+
+  explicit CompositionAccountant(const AccountantOptions& options);
+  std::string_view name() const override { return "composition"; }
+  std::optional<std::string> unsupported_reason(const DpEvent& event) const override;
+  void compose(const DpEvent& event, std::int64_t count = 1) override;
+  Guarantee epsilon(double delta) const override;
+  Guarantee delta(double epsilon) const override;
+
+ private:
+  Guarantee base() const;
+
+  CompositionMethod method_;
+  std::optional<Step> step_;
+  std::int64_t count_ = 0;
+};
+
+}  // namespace dpb

@@ -1,0 +1,73 @@
+#include "accounting/gaussian_mechanism.hpp"
+
+#include <boost/math/tools/roots.hpp>
+#include <cmath>
+#include <limits>
+
+#include "accounting/errors.hpp"
+#include "accounting/gdp.hpp"
+
+namespace dpb {
+namespace {
+
+void check_sigma(double sigma) {
+  if (!(sigma > 0)) throw InvalidParameter("noise_multiplier", "must be a number > 0");
+}
+void check_sensitivity(double s) {
+  if (!(s > 0) || !std::isfinite(s))
+    throw InvalidParameter("sensitivity", "must be a finite number > 0");
+}
+void check_open_delta(double delta) {
+  if (!(delta > 0 && delta < 1)) throw InvalidParameter("delta", "must be in (0, 1)");
+}
+
+}  // namespace
+
+double gaussian_delta(double sigma, double epsilon, double sensitivity) {
+  check_sigma(sigma);
+  check_sensitivity(sensitivity);
+  return gdp_delta(sensitivity / sigma, epsilon);
+}
+
+double gaussian_epsilon(double sigma, double delta, double sensitivity) {
+  check_sigma(sigma);
+  check_sensitivity(sensitivity);
+  return gdp_epsilon(sensitivity / sigma, delta);
+}
+
+double gaussian_sigma_analytic(double epsilon, double delta, double sensitivity) {
+  if (!(epsilon >= 0) || !std::isfinite(epsilon))
+    throw InvalidParameter("epsilon", "must be a finite number >= 0");
+  check_open_delta(delta);
+  check_sensitivity(sensitivity);
+  // log δ(ε; μ) is increasing in μ: find μ* with δ(ε; μ*) = δ, keep the lower
+  // (safe) end of the bracket, then σ = Δ/μ and nudge σ up until the profile,
+  // evaluated at the returned σ itself, meets the target.
+  const double log_target = std::log(delta);
+  auto f = [&](double mu) { return std::max(gdp_log_delta(mu, epsilon), -3000.0) - log_target; };
+  double lo = 1;
+  double hi = 1;
+  while (f(lo) > 0 && lo > 1e-300) lo /= 2;
+  while (f(hi) <= 0 && hi < 1e300) hi *= 2;
+  if (f(hi) <= 0) return 0;  // unreachable for δ < 1
+  std::uintmax_t iters = 300;
+  const auto [mu_lo, mu_hi] = boost::math::tools::toms748_solve(
+      f, lo, hi, boost::math::tools::eps_tolerance<double>(52), iters);
+  (void)mu_hi;
+  double sigma = sensitivity / mu_lo;
+  for (int i = 0; i < 200 && gaussian_delta(sigma, epsilon, sensitivity) > delta; ++i)
+    sigma *= 1 + 0x1p-52 * std::ldexp(1.0, i / 2);  // growing steps of a few ulps
+  return sigma;
+}
+
+double gaussian_sigma_classic(double epsilon, double delta, double sensitivity) {
+  if (!(epsilon > 0 && epsilon < 1))
+    throw InvalidParameter("epsilon",
+                           "classic Gaussian calibration is valid only for 0 < epsilon < 1 "
+                           "(use the analytic calibration)");
+  check_open_delta(delta);
+  check_sensitivity(sensitivity);
+  return sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+}
+
+}  // namespace dpb

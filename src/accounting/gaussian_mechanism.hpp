@@ -1,0 +1,25 @@
+#pragma once
+// The Gaussian mechanism as an (ε, δ) mechanism, SPEC §2.1: its exact privacy
+// profile and σ calibration. Pure functions; InvalidParameter on bad input.
+namespace dpb {
+
+/// Exact privacy profile of the Gaussian mechanism with noise standard
+/// deviation σ and L2 sensitivity Δ (Balle & Wang 2018, "Improving the
+/// Gaussian Mechanism for Differential Privacy", Theorem 8):
+///   δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε · Φ(−Δ/(2σ) − εσ/Δ),   ε ≥ 0.
+/// This is the μ-GDP profile with μ = Δ/σ; computed in log space (never negative).
+double gaussian_delta(double sigma, double epsilon, double sensitivity = 1);
+
+/// Smallest ε with gaussian_delta(σ, ε) ≤ δ (root of the profile, rounded up).
+double gaussian_epsilon(double sigma, double delta, double sensitivity = 1);
+
+/// Analytic calibration (Balle & Wang 2018, Algorithm 1, solved here by a safe
+/// root finder on μ = Δ/σ instead of their series): the smallest σ with
+/// gaussian_delta(σ, ε, Δ) ≤ δ, rounded up. Any ε ≥ 0, δ ∈ (0, 1).
+double gaussian_sigma_analytic(double epsilon, double delta, double sensitivity = 1);
+
+/// Classic calibration (Dwork & Roth 2014, Theorem A.1): σ = Δ·√(2 ln(1.25/δ))/ε.
+/// Valid only for ε ∈ (0, 1): throws InvalidParameter("epsilon") for ε ≥ 1.
+double gaussian_sigma_classic(double epsilon, double delta, double sensitivity = 1);
+
+}  // namespace dpb

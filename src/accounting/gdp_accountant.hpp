@@ -1,0 +1,37 @@
+#pragma once
+#include "accounting/accountant.hpp"
+
+namespace dpb {
+
+/// Gaussian DP accountant (Dong, Roth & Su 2022; Bu, Dong, Long & Su 2020),
+/// SPEC §6. Keeps Σμᵢ² (μ-GDP composes as √Σμᵢ²):
+///  - gaussian σ: μ = 1/σ, exact;
+///  - poisson_sampled gaussian (q, σ): the central-limit contribution
+///    q²(e^{1/σ²} − 1) per step (approximate; q = 1 is the exact Gaussian);
+///  - sampled_without_replacement gaussian (m of N): the uniform-sampling CLT
+///    contribution 2q²(e^{1/σ²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2), q = m/N, replace-one;
+///  - self_composed / composed of those.
+/// Any CLT part makes the whole result approximate (not an upper bound).
+class GdpAccountant final : public Accountant {
+ public:
+  explicit GdpAccountant(const AccountantOptions& options);
+  std::string_view name() const override { return "gdp"; }
+  std::optional<std::string> unsupported_reason(const DpEvent& event) const override;
+  void compose(const DpEvent& event, std::int64_t count = 1) override;
+  Guarantee epsilon(double delta) const override;
+  Guarantee delta(double epsilon) const override;
+
+  /// μ of everything composed so far.
+  double mu() const;
+
+ private:
+  Guarantee base() const;
+
+  double exact_sq_ = 0;  ///< Σ μᵢ² of exact (Gaussian) parts
+  double clt_sq_ = 0;    ///< Σ μᵢ² of central-limit parts
+  bool clt_ = false;
+  bool poisson_ = false;
+  bool without_replacement_ = false;
+};
+
+}  // namespace dpb
