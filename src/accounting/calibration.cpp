@@ -73,8 +73,8 @@ CountSolution largest_integer(const std::function<EventPtr(std::int64_t)>& event
   auto eval = [&](std::int64_t n) { return oracle(*event_of(n)); };
   Guarantee g_lo = eval(lo);
   if (!fits(g_lo, target_epsilon))
-    throw NoSolution("even " + std::to_string(lo) + " gives epsilon " + num(g_lo.epsilon) +
-                     " > " + num(target_epsilon));
+    throw NoSolution("even " + std::to_string(lo) + " gives epsilon " + num(g_lo.epsilon) + " > " +
+                     num(target_epsilon));
   Guarantee g_hi = eval(hi);
   if (fits(g_hi, target_epsilon)) return {hi, g_hi};
   // Invariant: ε(lo) ≤ target < ε(hi).

@@ -144,7 +144,7 @@ Guarantee RdpAccountant::delta(double epsilon) const {
 }
 
 std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& step, double epsilon,
-                                                             double delta) const {
+                                                              double delta) const {
   if (rdp_unsupported(step)) return std::nullopt;
   const std::vector<double> rho = event_curve(step);
   double best = -1;
@@ -155,8 +155,8 @@ std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& ste
                          ? -std::log(delta) / (a - 1)
                          : std::log1p(-1 / a) - (std::log(delta) + std::log(a)) / (a - 1);
     if (!(rho[i] < INFINITY)) continue;
-    const double t = rho[i] > 0 ? std::floor((epsilon - c) / rho[i])
-                                : (c <= epsilon ? INFINITY : -1);
+    const double t =
+        rho[i] > 0 ? std::floor((epsilon - c) / rho[i]) : (c <= epsilon ? INFINITY : -1);
     best = std::max(best, t);
   }
   if (best < 1) return std::nullopt;

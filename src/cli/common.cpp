@@ -21,49 +21,162 @@ void add_dp_sgd_flags(CLI::App& app, DpSgdFlags& f) {
   app.add_option("--epochs", f.epochs, "passes over the data: T = ceil(epochs * N / B)");
 }
 
-DpSgdRun resolve(const DpSgdFlags& f) {
-  DpSgdRun run;
-  if (f.noise_multiplier.empty()) throw UsageError("--noise-multiplier (--sigma) is required");
-  run.noise_multiplier = parse_real("--noise-multiplier", f.noise_multiplier, kPositive);
+namespace {
 
-  if (!f.batch_size.empty() || !f.dataset_size.empty()) {
-    if (!f.sampling_rate.empty())
-      throw UsageError(
-          "--sampling-rate: give either --sampling-rate or --dataset-size with --batch-size, "
-          "not both");
-    if (f.batch_size.empty() || f.dataset_size.empty())
-      throw UsageError("--dataset-size and --batch-size go together (q = batch / dataset size)");
-    run.dataset_size = parse_integer("--dataset-size", f.dataset_size, 1);
-    run.batch_size = parse_integer("--batch-size", f.batch_size, 1);
-    if (*run.batch_size > *run.dataset_size)
-      throw UsageError("--batch-size: must be <= --dataset-size (" +
-                       std::to_string(*run.dataset_size) + "), got " + f.batch_size);
-    run.sampling_rate =
-        static_cast<double>(*run.batch_size) / static_cast<double>(*run.dataset_size);
-  } else if (!f.sampling_rate.empty()) {
-    run.sampling_rate = parse_real("--sampling-rate", f.sampling_rate, kProbability);
+std::string joined(const std::vector<std::string>& texts) {
+  std::string s;
+  for (const auto& t : texts) s += (s.empty() ? "" : ",") + t;
+  return s;
+}
+
+template <typename T, typename Parse>
+std::optional<T> one(const char* flag, const std::vector<std::string>& texts, Parse parse) {
+  if (texts.empty()) return std::nullopt;
+  const auto values = parse(flag, texts);
+  if (values.size() != 1)
+    throw UsageError(std::string(flag) + ": takes one value here, got '" + joined(texts) +
+                     "' (use 'dpbudget sweep' for lists)");
+  return values.front();
+}
+
+std::vector<double> reals(const char* flag, const std::vector<std::string>& t, const Domain& d) {
+  return parse_list(flag, t, d);
+}
+
+}  // namespace
+
+DpSgdValues single_values(const DpSgdFlags& f) {
+  DpSgdValues v;
+  auto real = [](const Domain& d) {
+    return [&d](const char* flag, const std::vector<std::string>& t) { return reals(flag, t, d); };
+  };
+  auto count = [](const char* flag, const std::vector<std::string>& t) {
+    return parse_integer_list(flag, t, 1);
+  };
+  v.sampling_rate = one<double>("--sampling-rate", f.sampling_rate, real(kProbability));
+  v.noise_multiplier = one<double>("--noise-multiplier", f.noise_multiplier, real(kPositive));
+  v.epochs = one<double>("--epochs", f.epochs, real(kPositive));
+  v.steps = one<std::int64_t>("--steps", f.steps, count);
+  v.dataset_size = one<std::int64_t>("--dataset-size", f.dataset_size, count);
+  v.batch_size = one<std::int64_t>("--batch-size", f.batch_size, count);
+  return v;
+}
+
+std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
+  auto reals_or_none = [](const char* flag, const std::vector<std::string>& t, const Domain& d) {
+    std::vector<std::optional<double>> out;
+    if (t.empty()) return std::vector<std::optional<double>>{std::nullopt};
+    for (double x : parse_list(flag, t, d)) out.emplace_back(x);
+    return out;
+  };
+  auto counts_or_none = [](const char* flag, const std::vector<std::string>& t) {
+    std::vector<std::optional<std::int64_t>> out;
+    if (t.empty()) return std::vector<std::optional<std::int64_t>>{std::nullopt};
+    for (auto x : parse_integer_list(flag, t, 1)) out.emplace_back(x);
+    return out;
+  };
+  const auto qs = reals_or_none("--sampling-rate", f.sampling_rate, kProbability);
+  const auto sigmas = reals_or_none("--noise-multiplier", f.noise_multiplier, kPositive);
+  const auto epochs = reals_or_none("--epochs", f.epochs, kPositive);
+  const auto steps = counts_or_none("--steps", f.steps);
+  const auto batches = counts_or_none("--batch-size", f.batch_size);
+  const auto dataset = one<std::int64_t>("--dataset-size", f.dataset_size,
+                                         [](const char* flag, const std::vector<std::string>& t) {
+                                           return parse_integer_list(flag, t, 1);
+                                         });
+  std::vector<DpSgdValues> out;
+  const double total = static_cast<double>(qs.size() * sigmas.size() * epochs.size() *
+                                           steps.size() * batches.size());
+  if (total > 1e7) throw UsageError("sweep: more than 10000000 combinations");
+  for (const auto& q : qs)
+    for (const auto& b : batches)
+      for (const auto& s : sigmas)
+        for (const auto& t : steps)
+          for (const auto& e : epochs) {
+            DpSgdValues v;
+            v.sampling_rate = q;
+            v.batch_size = b;
+            v.dataset_size = dataset;
+            v.noise_multiplier = s;
+            v.steps = t;
+            v.epochs = e;
+            out.push_back(v);
+          }
+  return out;
+}
+
+std::int64_t steps_for_epochs(double epochs, double sampling_rate,
+                              std::optional<std::int64_t> dataset_size,
+                              std::optional<std::int64_t> batch_size) {
+  const double exact = dataset_size && batch_size ? epochs * static_cast<double>(*dataset_size) /
+                                                        static_cast<double>(*batch_size)
+                                                  : epochs / sampling_rate;
+  const double nearest = std::round(exact);
+  const double steps = std::abs(exact - nearest) <= 1e-9 * exact ? nearest : std::ceil(exact);
+  if (!(steps <= 9007199254740992.0)) throw UsageError("--epochs: gives more than 2^53 steps");
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(steps));
+}
+
+DpSgdRun derive(const DpSgdValues& v, Unknown unknown, const ParamNames& n) {
+  auto s = [](const char* name) { return std::string(name); };
+  DpSgdRun run;
+  run.dataset_size = v.dataset_size;
+  run.batch_size = v.batch_size;
+  run.epochs = v.epochs;
+
+  if (unknown == Unknown::noise_multiplier) {
+    if (v.noise_multiplier)
+      throw UsageError(s(n.noise_multiplier) + ": not allowed here: it is what is solved for");
   } else {
-    throw UsageError("--sampling-rate (-q) is required (or --dataset-size with --batch-size)");
+    if (!v.noise_multiplier) throw UsageError(s(n.noise_multiplier) + " is required");
+    run.noise_multiplier = *v.noise_multiplier;
   }
 
-  if (!f.steps.empty() && !f.epochs.empty())
-    throw UsageError("--steps: give either --steps or --epochs, not both");
-  if (!f.steps.empty()) {
-    run.steps = parse_integer("--steps", f.steps, 1);
-  } else if (!f.epochs.empty()) {
-    run.epochs = parse_real("--epochs", f.epochs, kPositive);
-    if (run.sampling_rate == 0)
-      throw UsageError("--epochs: needs a sampling rate > 0 (steps per epoch = 1/q)");
-    // T = ⌈E·N/B⌉ (= ⌈E/q⌉); an exact integer up to rounding is not bumped up.
-    const double exact = run.dataset_size ? *run.epochs * static_cast<double>(*run.dataset_size) /
-                                                static_cast<double>(*run.batch_size)
-                                          : *run.epochs / run.sampling_rate;
-    const double nearest = std::round(exact);
-    const double steps = std::abs(exact - nearest) <= 1e-9 * exact ? nearest : std::ceil(exact);
-    if (steps > 9007199254740992.0) throw UsageError("--epochs: gives more than 2^53 steps");
-    run.steps = std::max<std::int64_t>(1, static_cast<std::int64_t>(steps));
+  // Sampling: q, or B out of N.
+  if (unknown == Unknown::sampling_rate) {
+    if (v.sampling_rate || v.batch_size)
+      throw UsageError(s(v.sampling_rate ? n.sampling_rate : n.batch_size) +
+                       ": not allowed here: the sampling rate is what is solved for");
+  } else if (v.batch_size) {
+    if (v.sampling_rate)
+      throw UsageError(s(n.sampling_rate) + ": give either " + n.sampling_rate + " or " +
+                       n.dataset_size + " with " + n.batch_size + ", not both");
+    if (!v.dataset_size)
+      throw UsageError(s(n.batch_size) + ": needs " + n.dataset_size + " (q = batch / dataset)");
+    if (*v.batch_size > *v.dataset_size)
+      throw UsageError(s(n.batch_size) + ": must be <= " + n.dataset_size + " (" +
+                       std::to_string(*v.dataset_size) + "), got " + std::to_string(*v.batch_size));
+    run.sampling_rate = static_cast<double>(*v.batch_size) / static_cast<double>(*v.dataset_size);
+  } else if (v.sampling_rate) {
+    if (v.dataset_size && !v.epochs)
+      throw UsageError(s(n.dataset_size) + ": goes with " + n.batch_size + " or " + n.epochs);
+    run.sampling_rate = *v.sampling_rate;
   } else {
-    throw UsageError("--steps (-T) is required (or --epochs)");
+    throw UsageError(s(n.sampling_rate) + " is required (or " + n.dataset_size + " with " +
+                     n.batch_size + ")");
+  }
+
+  // Length: T, or epochs.
+  if (v.steps && v.epochs)
+    throw UsageError(s(n.epochs) + ": give either " + n.steps + " or " + n.epochs + ", not both");
+  if (unknown == Unknown::steps) {
+    if (v.steps || v.epochs)
+      throw UsageError(s(v.steps ? n.steps : n.epochs) +
+                       ": not allowed here: the number of steps is what is solved for");
+  } else if (v.steps) {
+    run.steps = *v.steps;
+  } else if (v.epochs) {
+    if (unknown == Unknown::sampling_rate) {
+      if (!v.dataset_size)
+        throw UsageError(s(n.epochs) + ": needs " + n.dataset_size +
+                         " when the batch size is solved for");
+    } else {
+      if (run.sampling_rate == 0)
+        throw UsageError(s(n.epochs) + ": needs a sampling rate > 0 (steps per epoch = 1/q)");
+      run.steps = steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, v.batch_size);
+    }
+  } else {
+    throw UsageError(s(n.steps) + " is required (or " + n.epochs + ")");
   }
   return run;
 }

@@ -15,10 +15,18 @@
 namespace dpb::cli {
 
 /// The DP-SGD run: q and T directly, or TF-Privacy style from N, B, epochs.
+/// Every flag may hold a list (for sweeps); single-run verbs take one value.
 struct DpSgdFlags {
-  std::string sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs;
+  std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs;
 };
 
+/// One configuration's parameters as given (any may be missing).
+struct DpSgdValues {
+  std::optional<double> sampling_rate, noise_multiplier, epochs;
+  std::optional<std::int64_t> steps, dataset_size, batch_size;
+};
+
+/// A complete run: q, σ and T, plus N, B, epochs when they were given.
 struct DpSgdRun {
   double sampling_rate = 0;
   double noise_multiplier = 0;
@@ -27,10 +35,33 @@ struct DpSgdRun {
   std::optional<double> epochs;
 };
 
+/// The parameter a verb solves for (it must then not be given).
+enum class Unknown { none, noise_multiplier, steps, sampling_rate };
+
+/// How messages name the parameters: flags, or JSON keys of --input lines.
+struct ParamNames {
+  const char *sampling_rate, *noise_multiplier, *steps, *dataset_size, *batch_size, *epochs;
+};
+inline constexpr ParamNames kFlagNames{"--sampling-rate", "--noise-multiplier", "--steps",
+                                       "--dataset-size",  "--batch-size",       "--epochs"};
+inline constexpr ParamNames kJsonNames{"sampling_rate", "noise_multiplier", "steps",
+                                       "dataset_size",  "batch_size",       "epochs"};
+
 void add_dp_sgd_flags(CLI::App& app, DpSgdFlags& flags);
-/// Validates the flags and derives q = B/N and T = ⌈E·N/B⌉ (SPEC §1).
-DpSgdRun resolve(const DpSgdFlags& flags);
-/// The inputs actually used, for the report (always q and T).
+/// The flags of a single-run verb: at most one value each.
+DpSgdValues single_values(const DpSgdFlags& flags);
+/// Every combination of the flags' lists, q (or batch size) outermost, then
+/// σ, then steps (or epochs).
+std::vector<DpSgdValues> sweep_values(const DpSgdFlags& flags);
+/// Checks which parameters go together and derives q = B/N and
+/// T = ⌈E·N/B⌉ (SPEC §1). The unknown's fields are left unset.
+DpSgdRun derive(const DpSgdValues& values, Unknown unknown, const ParamNames& names = kFlagNames);
+/// T = ⌈E·N/B⌉ (or ⌈E/q⌉ without N, B); an exact integer up to 1e-9 relative
+/// is not bumped up.
+std::int64_t steps_for_epochs(double epochs, double sampling_rate,
+                              std::optional<std::int64_t> dataset_size,
+                              std::optional<std::int64_t> batch_size);
+/// The parameters of a run, in report order (always q, σ and T).
 void add_inputs(report::Record& inputs, const DpSgdRun& run);
 
 /// Which accountants, and their settings.

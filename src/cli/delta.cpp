@@ -17,7 +17,7 @@ struct DeltaFlags {
 };
 
 int run_delta(const DeltaFlags& f, std::ostream& out, std::ostream& err) {
-  const DpSgdRun run = resolve(f.run);
+  const DpSgdRun run = derive(single_values(f.run), Unknown::none);
   const AccountantChoice choice = resolve(f.accountant);
   const report::Format format = resolve(f.output);
   if (f.epsilons.empty()) throw UsageError("--epsilon is required");

@@ -45,14 +45,16 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 /// Expands one list item (a number or a range) into `out`.
-void expand_item(std::string_view flag, const std::string& item, std::vector<double>& out) {
+void expand_item(std::string_view flag, const std::string& item, const Domain& domain,
+                 std::vector<double>& out) {
   const auto parts = split(item, ':');
   if (parts.size() > 3) fail(flag, "malformed range " + quoted(item) + " (use start:stop:step)");
   std::vector<double> v(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i)
     if (!to_double(parts[i], v[i]))
-      fail(flag, parts.size() == 1 ? "expected a number, got " + quoted(item)
-                                   : "malformed range " + quoted(item) + " (use start:stop:step)");
+      fail(flag, parts.size() == 1
+                     ? std::string("must be ") + domain.description + ", got " + quoted(item)
+                     : "malformed range " + quoted(item) + " (use start:stop:step)");
   if (parts.size() == 1) {
     out.push_back(v[0]);
     return;
@@ -107,11 +109,10 @@ std::vector<double> parse_list(std::string_view flag, const std::vector<std::str
     for (const auto& item : split(text, ',')) {
       if (item.empty()) fail(flag, "empty item in list " + quoted(text));
       const std::size_t before = out.size();
-      expand_item(flag, item, out);
+      expand_item(flag, item, domain, out);
       for (std::size_t i = before; i < out.size(); ++i)
         if (!domain.contains(out[i]))
-          fail(flag,
-               std::string("every value must be ") + domain.description + ", got " + quoted(item));
+          fail(flag, std::string("must be ") + domain.description + ", got " + quoted(item));
       if (out.size() > kMaxListItems) fail(flag, "more than 1000000 values");
     }
   }
