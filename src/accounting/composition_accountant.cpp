@@ -249,7 +249,7 @@ Guarantee CompositionAccountant::epsilon(double delta) const {
   else
     slack = delta - kd * d0;
   g.epsilon = eps;
-  g.details = {{"steps", kd},
+  g.details = {{"composed_count", kd},
                {"epsilon_step", step_epsilon(s, d0)},
                {"delta_step", d0},
                {"delta_slack", slack}};
@@ -311,7 +311,7 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
                            ? total + std::expm1(kd * std::log1p(-d0))
                            : total - kd * d0;
   g.delta = total;
-  g.details = {{"steps", kd}, {"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}};
+  g.details = {{"composed_count", kd}, {"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}};
   return g;
 }
 

@@ -181,13 +181,17 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, const ParamNames& n) {
   return run;
 }
 
-void add_inputs(report::Record& in, const DpSgdRun& run) {
-  in.add("sampling_rate", report::number(run.sampling_rate));
-  in.add("noise_multiplier", report::number(run.noise_multiplier));
-  in.add("steps", report::integer(run.steps));
+void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
+  const bool epochs_given = run.epochs && unknown != Unknown::steps;
+  if (unknown != Unknown::sampling_rate) in.add("sampling_rate", report::number(run.sampling_rate));
+  if (unknown != Unknown::noise_multiplier)
+    in.add("noise_multiplier", report::number(run.noise_multiplier));
+  if (unknown != Unknown::steps && !(unknown == Unknown::sampling_rate && epochs_given))
+    in.add("steps", report::integer(run.steps));
   if (run.dataset_size) in.add("dataset_size", report::integer(*run.dataset_size));
-  if (run.batch_size) in.add("batch_size", report::integer(*run.batch_size));
-  if (run.epochs) in.add("epochs", report::number(*run.epochs));
+  if (run.batch_size && unknown != Unknown::sampling_rate)
+    in.add("batch_size", report::integer(*run.batch_size));
+  if (epochs_given) in.add("epochs", report::number(*run.epochs));
 }
 
 namespace {

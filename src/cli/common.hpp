@@ -61,8 +61,8 @@ DpSgdRun derive(const DpSgdValues& values, Unknown unknown, const ParamNames& na
 std::int64_t steps_for_epochs(double epochs, double sampling_rate,
                               std::optional<std::int64_t> dataset_size,
                               std::optional<std::int64_t> batch_size);
-/// The parameters of a run, in report order (always q, σ and T).
-void add_inputs(report::Record& inputs, const DpSgdRun& run);
+/// The parameters of a run, in report order (q, σ and T unless unknown).
+void add_inputs(report::Record& inputs, const DpSgdRun& run, Unknown unknown = Unknown::none);
 
 /// Which accountants, and their settings.
 struct AccountantFlags {

@@ -18,5 +18,8 @@ struct Verb {
 
 Verb setup_epsilon(CLI::App& app);
 Verb setup_delta(CLI::App& app);
+Verb setup_sigma(CLI::App& app);
+Verb setup_steps(CLI::App& app);
+Verb setup_sampling_rate(CLI::App& app);
 
 }  // namespace dpb::cli

@@ -1,0 +1,93 @@
+#include "cli/config_input.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli/errors.hpp"
+#include "cli/parse.hpp"
+
+namespace dpb::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+struct LineError {
+  std::string message;
+};
+
+double real_value(const Json& obj, const char* key, const Domain& domain) {
+  const Json& v = obj.at(key);
+  if (!v.is_number() || !domain.contains(v.get<double>()))
+    throw LineError{std::string(key) + ": must be " + domain.description};
+  return v.get<double>();
+}
+
+std::int64_t count_value(const Json& obj, const char* key) {
+  const Json& v = obj.at(key);
+  if (!v.is_number()) throw LineError{std::string(key) + ": must be an integer >= 1"};
+  const double d = v.get<double>();
+  if (!(d >= 1 && d <= 9007199254740992.0) || d != std::floor(d))
+    throw LineError{std::string(key) + ": must be an integer >= 1"};
+  return static_cast<std::int64_t>(d);
+}
+
+ConfigLine parse_line(const std::string& text, std::size_t line) {
+  const Json obj = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (obj.is_discarded()) throw LineError{"not valid JSON"};
+  if (!obj.is_object()) throw LineError{"expected a JSON object"};
+  ConfigLine c;
+  c.line = line;
+  for (const auto& [key, value] : obj.items()) {
+    if (key == "name") {
+      c.name = value.is_string() ? value.get<std::string>() : value.dump();
+    } else if (key == "sampling_rate") {
+      c.values.sampling_rate = real_value(obj, "sampling_rate", kProbability);
+    } else if (key == "noise_multiplier") {
+      c.values.noise_multiplier = real_value(obj, "noise_multiplier", kPositive);
+    } else if (key == "epochs") {
+      c.values.epochs = real_value(obj, "epochs", kPositive);
+    } else if (key == "steps") {
+      c.values.steps = count_value(obj, "steps");
+    } else if (key == "dataset_size") {
+      c.values.dataset_size = count_value(obj, "dataset_size");
+    } else if (key == "batch_size") {
+      c.values.batch_size = count_value(obj, "batch_size");
+    } else if (key == "delta") {
+      c.delta = real_value(obj, "delta", kOpenUnit);
+    } else if (key == "epsilon") {
+      c.epsilon = real_value(obj, "epsilon", kNonNegative);
+    } else {
+      throw LineError{key + ": unknown key (allowed: name, sampling_rate, noise_multiplier, "
+                            "steps, epochs, dataset_size, batch_size, delta, epsilon)"};
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+ConfigInput read_configs(std::istream& in, const std::string& source_name) {
+  ConfigInput out;
+  std::size_t bytes = 0, number = 0;
+  for (std::string text; std::getline(in, text);) {
+    ++number;
+    bytes += text.size() + 1;
+    if (bytes > kMaxInputBytes)
+      throw UsageError("--input: " + source_name + " is larger than 64 MiB");
+    if (text.size() > kMaxLineBytes)
+      throw UsageError("--input: " + source_name + ":" + std::to_string(number) +
+                       ": line longer than 1 MiB");
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (out.configs.size() + out.errors.size() >= kMaxInputRows)
+      throw UsageError("--input: " + source_name + " has more than 1000000 configurations");
+    try {
+      out.configs.push_back(parse_line(text, number));
+    } catch (const LineError& e) {
+      out.errors.push_back({number, e.message});
+    }
+  }
+  if (in.bad()) throw UsageError("--input: cannot read " + source_name);
+  return out;
+}
+
+}  // namespace dpb::cli

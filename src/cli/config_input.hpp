@@ -1,0 +1,43 @@
+#pragma once
+// Training configurations read from JSON Lines (`dpbudget sweep --input`):
+// one object per line with the flags' names as keys (sampling_rate,
+// noise_multiplier, steps, epochs, dataset_size, batch_size, delta, epsilon)
+// and a free-form `name` echoed to the output.
+#include <cstddef>
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/common.hpp"
+
+namespace dpb::cli {
+
+/// Documented limits on --input (README, "Limits").
+inline constexpr std::size_t kMaxInputBytes = 64u << 20;  // 64 MiB
+inline constexpr std::size_t kMaxLineBytes = 1u << 20;    // 1 MiB
+inline constexpr std::size_t kMaxInputRows = 1'000'000;
+
+struct ConfigLine {
+  std::size_t line = 0;  ///< 1-based line number in the input
+  std::optional<std::string> name;
+  DpSgdValues values;
+  std::optional<double> delta;
+  std::optional<double> epsilon;
+};
+
+struct InputError {
+  std::size_t line;
+  std::string message;  ///< "key: what is wrong"
+};
+
+struct ConfigInput {
+  std::vector<ConfigLine> configs;
+  std::vector<InputError> errors;
+};
+
+/// Parses every non-blank line; a malformed line becomes an InputError naming
+/// the key at fault. Throws UsageError when a limit is exceeded.
+ConfigInput read_configs(std::istream& in, const std::string& source_name);
+
+}  // namespace dpb::cli

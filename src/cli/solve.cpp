@@ -1,0 +1,172 @@
+#include "cli/solve.hpp"
+
+#include <limits>
+
+#include "accounting/calibration.hpp"
+#include "accounting/errors.hpp"
+#include "cli/errors.hpp"
+#include "cli/parse.hpp"
+
+namespace dpb::cli {
+
+void add_solve_flags(CLI::App& app, std::string& tolerance, std::string& max_sigma) {
+  app.add_option("--tolerance", tolerance,
+                 "relative tolerance of the solved sigma or sampling rate (default 1e-4)");
+  app.add_option("--max-sigma", max_sigma,
+                 "largest noise multiplier considered before giving up (default 1000)");
+}
+
+SolveSettings resolve_solve_flags(const std::string& tolerance, const std::string& max_sigma) {
+  SolveSettings s;
+  if (!tolerance.empty())
+    s.tolerance = parse_real("--tolerance", tolerance,
+                             Domain{1e-12, 0.5, false, true, "a number in [1e-12, 0.5)"});
+  if (!max_sigma.empty()) s.max_sigma = parse_real("--max-sigma", max_sigma, kPositive);
+  return s;
+}
+
+Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accountant,
+                 const AccountantOptions& options, double target_epsilon, double delta,
+                 const SolveSettings& settings) {
+  const EpsilonOracle oracle{accountant, options, delta};
+  Solved out{run, {}};
+  switch (unknown) {
+    case Unknown::noise_multiplier: {
+      auto s = smallest_noise_multiplier(
+          [&](double sigma) { return make_dp_sgd(run.sampling_rate, sigma, run.steps); }, oracle,
+          target_epsilon, settings.tolerance, settings.max_sigma);
+      out.run.noise_multiplier = s.noise_multiplier;
+      out.guarantee = std::move(s.guarantee);
+      return out;
+    }
+    case Unknown::steps: {
+      auto s = largest_count(
+          [&](std::int64_t n) {
+            return make_dp_sgd(run.sampling_rate, run.noise_multiplier, n);
+          },
+          oracle, target_epsilon);
+      out.run.steps = s.count;
+      out.guarantee = std::move(s.guarantee);
+      if (run.dataset_size && run.batch_size)
+        out.run.epochs = static_cast<double>(s.count) * static_cast<double>(*run.batch_size) /
+                         static_cast<double>(*run.dataset_size);
+      else
+        out.run.epochs.reset();
+      return out;
+    }
+    case Unknown::sampling_rate: {
+      if (run.dataset_size) {
+        // Largest batch size B in [1, N]; with epochs fixed, T = ⌈E·N/B⌉ falls as B grows.
+        const std::int64_t n = *run.dataset_size;
+        auto steps_for = [&](std::int64_t b) {
+          return run.epochs ? steps_for_epochs(*run.epochs, 0, n, b) : run.steps;
+        };
+        auto s = largest_integer(
+            [&](std::int64_t b) {
+              return make_dp_sgd(static_cast<double>(b) / static_cast<double>(n),
+                                 run.noise_multiplier, steps_for(b));
+            },
+            oracle, target_epsilon, 1, n);
+        out.run.batch_size = s.count;
+        out.run.sampling_rate = static_cast<double>(s.count) / static_cast<double>(n);
+        out.run.steps = steps_for(s.count);
+        out.guarantee = std::move(s.guarantee);
+        return out;
+      }
+      auto s = largest_value(
+          [&](double q) { return make_dp_sgd(q, run.noise_multiplier, run.steps); }, oracle,
+          target_epsilon, 0.0, 1.0, settings.tolerance);
+      out.run.sampling_rate = s.value;
+      out.guarantee = std::move(s.guarantee);
+      return out;
+    }
+    case Unknown::none:
+      break;
+  }
+  throw UsageError("nothing to solve for");
+}
+
+report::Record solved_record(const Solved& solved, Unknown unknown, double target_epsilon) {
+  using report::Rounding;
+  report::Record r = guarantee_record(solved.guarantee, /*solved_delta=*/false);
+  r.add("target_epsilon", report::number(target_epsilon));
+  const DpSgdRun& run = solved.run;
+  switch (unknown) {
+    case Unknown::noise_multiplier:
+      r.add("noise_multiplier", report::number(run.noise_multiplier, Rounding::up));
+      break;
+    case Unknown::steps:
+      if (run.steps >= kUnboundedCount)
+        r.add("steps", report::number(std::numeric_limits<double>::infinity()));
+      else
+        r.add("steps", report::integer(run.steps));
+      if (run.epochs) r.add("epochs", report::number(*run.epochs, Rounding::down));
+      break;
+    case Unknown::sampling_rate:
+      r.add("sampling_rate", report::number(run.sampling_rate, Rounding::down));
+      if (run.batch_size) {
+        r.add("batch_size", report::integer(*run.batch_size));
+        r.add("steps", report::integer(run.steps));
+      }
+      break;
+    case Unknown::none:
+      break;
+  }
+  return r;
+}
+
+namespace {
+
+struct SolverFlags {
+  DpSgdFlags run;
+  AccountantFlags accountant;
+  OutputFlags output;
+  std::vector<std::string> epsilons, deltas;
+  std::string tolerance, max_sigma;
+};
+
+int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, std::ostream& out,
+               std::ostream& err) {
+  const DpSgdRun run = derive(single_values(f.run), unknown);
+  const AccountantChoice choice = resolve(f.accountant);
+  const report::Format format = resolve(f.output);
+  const SolveSettings settings = resolve_solve_flags(f.tolerance, f.max_sigma);
+  if (f.epsilons.empty()) throw UsageError("--epsilon is required (the target)");
+  if (f.deltas.empty()) throw UsageError("--delta is required");
+  const auto targets = parse_list("--epsilon", f.epsilons, kNonNegative);
+  const auto deltas = parse_list("--delta", f.deltas, kOpenUnit);
+
+  report::Report rep;
+  rep.command = name;
+  add_inputs(rep.inputs, run, unknown);
+  add_inputs(rep.inputs, choice);
+  for (const auto& accountant : choice.names)
+    for (double target : targets)
+      for (double delta : deltas) {
+        const Solved solved =
+            solve_run(run, unknown, accountant, choice.options, target, delta, settings);
+        rep.results.push_back(solved_record(solved, unknown, target));
+        collect_remarks(solved.guarantee, rep, err);
+      }
+  emit(rep, format, out);
+  return kOk;
+}
+
+}  // namespace
+
+Verb setup_solver_verb(CLI::App& app, const std::string& name, const std::string& description,
+                       Unknown unknown) {
+  auto f = std::make_shared<SolverFlags>();
+  CLI::App* cmd = app.add_subcommand(name, description);
+  add_dp_sgd_flags(*cmd, f->run);
+  cmd->add_option("--epsilon", f->epsilons, "target epsilon(s) >= 0; several give one row each");
+  cmd->add_option("--delta", f->deltas, "delta(s) in (0, 1)");
+  add_accountant_flags(*cmd, f->accountant);
+  add_solve_flags(*cmd, f->tolerance, f->max_sigma);
+  add_output_flags(*cmd, f->output);
+  return {cmd, [f, name, unknown](std::ostream& out, std::ostream& err) {
+            return run_solver(*f, name, unknown, out, err);
+          }};
+}
+
+}  // namespace dpb::cli
