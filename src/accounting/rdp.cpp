@@ -87,27 +87,46 @@ LogAEstimate log_a_integer(double q_in, double sigma_in, long long alpha) {
   const T u = lm::unit_roundoff<T>();
   const T lq = lm::log(q), l1q = lm::log1p(-q);
   const T h = 1 / (2 * sigma * sigma);
+  // |C(α, k)| = c·e^{lc}: the ratio (α−k)/(k+1) is applied to c, and c is
+  // folded into lc only when it leaves [1e-100, 1e100] (one log per fold).
   T lc = lm::log(a) + lm::log(a - 1) - lm::log(T(2));  // log C(α, 2)
-  T max_log = -lm::infinity<T>(), scaled_sum = 0, kappa_max = 0;
+  T c = 1;
+  // Σ term·e^{−ref} and Σ term·κ·e^{−ref}, with ref raised when a term exceeds it.
+  T ref = -lm::infinity<T>(), sum = 0, sum_kappa = 0;
+  const T far = T(800);  // e^{−800} relative: below every precision used here
   for (long long k = 2; k <= alpha; ++k) {
     const T kk = T(k);
     const T quad = kk * (kk - 1) * h;
-    const T t = lc + (a - kk) * l1q + kk * lq + lm::log_expm1(quad);
-    const T kappa = abs_t(lc) + abs_t((a - kk) * l1q) + abs_t(kk * lq) + quad + 4 * kk + 16;
-    if (kappa > kappa_max) kappa_max = kappa;
-    if (t > max_log) {
-      scaled_sum = scaled_sum * lm::exp(max_log - t) + 1;
-      max_log = t;
-    } else {
-      scaled_sum += lm::exp(t - max_log);
+    const T p1 = (a - kk) * l1q, p2 = kk * lq;
+    const T t = lc + p1 + p2 + lm::log_expm1(quad);
+    if (t > ref + T(400)) {
+      if (ref > -lm::infinity<T>()) {
+        const T f = lm::exp(ref - t);
+        sum *= f;
+        sum_kappa *= f;
+      }
+      ref = t;
     }
-    if (k < alpha) lc += lm::log((a - kk) / (kk + 1));
+    if (t > ref - far) {
+      const T v = c * lm::exp(t - ref);
+      const T kappa = abs_t(lc) + abs_t(p1) + abs_t(p2) + quad + 4 * kk + 16;
+      sum += v;
+      sum_kappa += v * kappa;
+    }
+    if (k < alpha) {
+      c *= (a - kk) / (kk + 1);
+      if (c > T(1e100) || c < T(1e-100)) {
+        lc += lm::log(c);
+        c = 1;
+      }
+    }
   }
-  const T log_b = max_log + lm::log(scaled_sum);  // log(A_α − 1)
+  const T log_b = ref + lm::log(sum);  // log(A_α − 1)
   if (!(log_b < lm::infinity<T>())) return {kInf, 0.0};
   const T log_a = lm::log1p_exp(log_b);
-  // Relative error r of B ⇒ absolute error r·B/(1+B) in log A.
-  const T r = u * (kappa_max + T(alpha) + 16);
+  // Relative error r of B (term errors weighted by the terms, summation error,
+  // terms skipped below e^{−800}) ⇒ absolute error r·B/(1+B) in log A.
+  const T r = u * (sum_kappa / sum + T(alpha) + 16) + T(alpha) * lm::exp(-far);
   const T abs_err = r * lm::exp(log_b - log_a) + 4 * u * log_a;
   const double value = round_up(log_a + abs_err);
   const double rel = static_cast<double>(abs_err / log_a);
@@ -171,12 +190,22 @@ struct FracSeries {
   T down = 0;       ///< truth ≥ b − down
 };
 
-/// Relative error factor (in units of u) of exp(log_half_erfc(x)): erfc is
-/// accurate to a few ulps, but for x > −1 the value passes through a logarithm
-/// of size ≈ x².
+/// e^E·½erfc(x) without overflow or needless logarithms, and the relative error
+/// of the result in units of u beyond that of E itself (`kappa`).
 template <class T>
-T erfc_kappa(T x) {
-  return x > -1 ? x * x + 8 : T(8);
+T exp_half_erfc(T e, T x, T& kappa) {
+  if (x < T(-1)) {
+    kappa = 8;
+    return lm::exp(e) * (1 - lm::erfc(-x) / 2);
+  }
+  if (x < T(25) && e < T(700)) {
+    kappa = 8;
+    return lm::exp(e) * lm::erfc(x) / 2;
+  }
+  // The logarithm of the asymptotic expansion has size ≈ x².
+  const T l = lm::log_half_erfc(x);
+  kappa = abs_t(l) + 8;
+  return lm::exp(e + l);
 }
 
 template <class T>
@@ -192,36 +221,45 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
   const T z0 = sigma * sigma * (l1q - lq) + T(0.5);
   const long long n0 = static_cast<long long>(floor(alpha_in)) + 1;
 
-  // log|left_i|, log|right_i| and their error factors for one index i, given
-  // lc = log|C(α, i)|.
-  struct Term {
-    T left, right, kappa;
+  // Exponents of left_i and right_i without the erfc factor and without
+  // log|C(α, i)|, their erfc arguments and error factors.
+  struct Pieces {
+    T el, er, xl, xr, kappa;
   };
-  auto term = [&](long long i, T lc) {
+  auto pieces = [&](long long i) {
     const T ti = T(i), j = a - ti;
-    const T xl = (ti - z0) * s, xr = (z0 - j) * s;
     const T pl1 = (a - ti) * l1q, pl2 = ti * lq, pl3 = (ti * ti - ti) * h;
     const T pr1 = ti * l1q, pr2 = j * lq, pr3 = (j * j - j) * h;
-    Term t;
-    t.left = lc + pl1 + pl2 + pl3 + lm::log_half_erfc(xl);
-    t.right = lc + pr1 + pr2 + pr3 + lm::log_half_erfc(xr);
-    const T kl = abs_t(pl1) + abs_t(pl2) + abs_t(pl3) + erfc_kappa(xl);
-    const T kr = abs_t(pr1) + abs_t(pr2) + abs_t(pr3) + erfc_kappa(xr);
-    t.kappa = abs_t(lc) + (kl > kr ? kl : kr) + 2 * ti + 16;
-    return t;
+    Pieces p;
+    p.el = pl1 + pl2 + pl3;
+    p.er = pr1 + pr2 + pr3;
+    p.xl = (ti - z0) * s;
+    p.xr = (z0 - j) * s;
+    const T kl = abs_t(pl1) + abs_t(pl2) + abs_t(pl3);
+    const T kr = abs_t(pr1) + abs_t(pr2) + abs_t(pr3);
+    p.kappa = (kl > kr ? kl : kr) + 2 * ti + 16;
+    return p;
   };
+  // log ½erfc(x) ≤ −x² for x ≥ 0 (erfc(x) ≤ e^{−x²}) and ≤ 0 always: an upper
+  // bound on the log of a term that needs no special function.
+  auto bound = [](T e, T x) { return x > 0 ? e - x * x : e; };
 
-  // Head, i < n0: all terms positive. First pass fixes the scale.
-  std::vector<Term> head;
+  // Head, i < n0: every term positive. The first pass fixes a scale ≥ the log
+  // of every term (later terms are smaller: |C(α,i+1)/C(α,i)| < 1 and u, v ≤ 1).
+  std::vector<Pieces> head;
+  std::vector<T> head_lc;
   head.reserve(static_cast<std::size_t>(n0));
+  head_lc.reserve(static_cast<std::size_t>(n0));
   T lc = 0;
   T scale = 0;
   for (long long i = 0; i < n0; ++i) {
-    head.push_back(term(i, lc));
-    const Term& t = head.back();
-    if (t.left != t.left || t.right != t.right) return out;  // NaN
-    if (i >= 2 && t.left > scale) scale = t.left;
-    if (t.right > scale) scale = t.right;
+    head.push_back(pieces(i));
+    head_lc.push_back(lc);
+    const Pieces& p = head.back();
+    const T bl = bound(lc + p.el, p.xl), br = bound(lc + p.er, p.xr);
+    if (bl != bl || br != br) return out;  // NaN
+    if (i >= 2 && bl > scale) scale = bl;
+    if (br > scale) scale = br;
     lc += lm::log((a - T(i)) / T(i + 1));  // → log|C(α, i+1)|
   }
   if (scale == lm::infinity<T>()) {
@@ -232,7 +270,7 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
   }
   out.scale = scale;
 
-  T sum = 0, abs_sum = 0, err = 0;
+  T sum = 0, abs_sum = 0, err = 0, kf = 0;
   long long count = 0;
   auto add = [&](T v, T kappa) {
     sum += v;
@@ -240,44 +278,58 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
     err += abs_t(v) * kappa;
     ++count;
   };
-  const T es = lm::exp(-scale);
   const T x_pl = -z0 * s, x_el = (1 - z0) * s, x_pr = z0 * s, x_er = (z0 - 1) * s;
-  const T p_left = lm::exp(lm::log_half_erfc(x_pl));    // P(z ≤ z0)
-  const T er_left = lm::exp(lm::log_half_erfc(x_el));   // E[r; z ≤ z0]
-  const T p_right = lm::exp(lm::log_half_erfc(x_pr));   // P(z > z0)
-  const T er_right = lm::exp(lm::log_half_erfc(x_er));  // E[r; z > z0]
+  T k_pl = 0, k_el = 0, k_pr = 0, k_er = 0;
+  const T p_left = exp_half_erfc(-scale, x_pl, k_pl);    // P(z ≤ z0)·e^{−scale}
+  const T er_left = exp_half_erfc(-scale, x_el, k_el);   // E[r; z ≤ z0]·e^{−scale}
+  const T p_right = exp_half_erfc(-scale, x_pr, k_pr);   // P(z > z0)·e^{−scale}
+  const T er_right = exp_half_erfc(-scale, x_er, k_er);  // E[r; z > z0]·e^{−scale}
   const T excess = binomial_excess(q, a, l1q);
   const T excess_kappa =
       q < T(0.1) ? T(16) : 8 * (1 + a * q + abs_t(a * l1q)) / (abs_t(excess) + T(1e-300));
-  add(excess * p_left * es, excess_kappa + erfc_kappa(x_pl) + 8);
-  add(a * q * lm::expm1((a - 1) * l1q) * er_left * es,
-      abs_t((a - 1) * l1q) + erfc_kappa(x_el) + 16);
-  add(-(1 - a * q) * p_right * es, erfc_kappa(x_pr) + 16);
-  add(-a * q * er_right * es, erfc_kappa(x_er) + 16);
+  const T ks = abs_t(scale) + 8;
+  add(excess * p_left, excess_kappa + k_pl + ks);
+  add(a * q * lm::expm1((a - 1) * l1q) * er_left, abs_t((a - 1) * l1q) + k_el + ks + 16);
+  add(-(1 - a * q) * p_right, k_pr + ks + 16);
+  add(-a * q * er_right, k_er + ks + 16);
   for (long long i = 0; i < n0; ++i) {
-    const Term& t = head[static_cast<std::size_t>(i)];
-    const T kappa = t.kappa + abs_t(scale);
-    if (i >= 2) add(lm::exp(t.left - scale), kappa);
-    add(lm::exp(t.right - scale), kappa);
+    const Pieces& p = head[static_cast<std::size_t>(i)];
+    const T l = head_lc[static_cast<std::size_t>(i)];
+    const T kappa = p.kappa + abs_t(l) + ks;
+    if (i >= 2) {
+      const T v = exp_half_erfc(l + p.el - scale, p.xl, kf);
+      add(v, kappa + kf);
+    }
+    const T v = exp_half_erfc(l + p.er - scale, p.xr, kf);
+    add(v, kappa + kf);
   }
 
   // Tail, i ≥ n0: Σ (−1)^{i−n0} a_i with a_i completely monotone (see above).
+  // |C(α, i)| is carried as c·e^{lc} to avoid a logarithm per term.
+  T c = 1;
   T up = 0, down = 0;
   T direct = 0, prev = -1;
   int sign = 1;
-  bool euler = false;
+  bool euler = false, use_left = true, use_right = true;
   int euler_sign = 1;
   T euler_sum = 0, euler_first = 0, euler_kappa = 0, pow2 = 1;
   std::vector<T> diff;  // diff[k] = (−Δ)^k a_{i−k}
   for (long long i = n0;; ++i) {
-    const Term t = term(i, lc);
-    lc += lm::log((T(i) - a) / T(i + 1));
-    const T ai = lm::exp(t.left - scale) + lm::exp(t.right - scale);
+    const Pieces p = pieces(i);
+    T kl = 0, kr = 0;
+    const T vl = use_left ? c * exp_half_erfc(lc + p.el - scale, p.xl, kl) : T(0);
+    const T vr = use_right ? c * exp_half_erfc(lc + p.er - scale, p.xr, kr) : T(0);
+    const T ai = vl + vr;
     if (ai != ai) return out;
-    const T kappa = t.kappa + abs_t(scale);
+    const T kappa = p.kappa + abs_t(lc) + ks + (kl > kr ? kl : kr);
     err += ai * kappa;
     abs_sum += ai;
     ++count;
+    c *= (T(i) - a) / T(i + 1);  // → |C(α, i+1)|
+    if (c < T(1e-200)) {
+      lc += lm::log(c);
+      c = 1;
+    }
     const long long m = i - n0;
     if (!euler) {
       const T total = abs_t(sum + direct);
@@ -295,6 +347,18 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
         direct += T(sign) * ai;
         prev = ai;
         sign = -sign;
+        // Either side alone is an alternating series with completely monotone
+        // terms, so once one is negligible its whole remainder is below its
+        // current term: drop it and count that term as error.
+        const T negligible = T(1e-3) * T(kTruncRelTol) * total;
+        if (use_left && vl <= negligible) {
+          use_left = false;
+          err += vl / u;
+        }
+        if (use_right && vr <= negligible) {
+          use_right = false;
+          err += vr / u;
+        }
         if (m >= kMaxDirectTerms) {
           (sign > 0 ? up : down) += ai;  // next term, ≤ a_i, has sign `sign`
           break;
@@ -312,12 +376,13 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
       if (kappa > euler_kappa) euler_kappa = kappa;
     }
     const std::size_t k = diff.size() - 1;
-    const T noise = T(static_cast<double>(k + 1)) * u * euler_kappa * euler_first;
-    const T width = pow2 * abs_t(diff[k]) + noise;
+    const T trunc = pow2 * abs_t(diff[k]);
     const T total = abs_t(sum + direct + T(euler_sign) * euler_sum);
-    if (width <= T(kTruncRelTol) * total || static_cast<int>(k) >= kMaxEulerTerms) {
-      (euler_sign > 0 ? up : down) += width;
-      err += noise / u;  // the Euler arithmetic noise, in both directions
+    if (trunc <= T(kTruncRelTol) * total || static_cast<int>(k) >= kMaxEulerTerms) {
+      // Remainder of the Euler series ∈ [0, trunc]; the differences carry
+      // rounding noise of at most (k+1)·u·κ·a_first in either direction.
+      (euler_sign > 0 ? up : down) += trunc;
+      err += T(static_cast<double>(k + 1)) * euler_kappa * euler_first;
       break;
     }
     euler_sum += pow2 / 2 * diff[k];
