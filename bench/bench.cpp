@@ -48,6 +48,7 @@ void bench_in_process(double budget_s) {
 }
 
 double run_once(const char* const* argv) {
+  std::fflush(stdout);  // the child must not inherit buffered output
   const auto t0 = Clock::now();
   const pid_t pid = fork();
   if (pid == 0) {
