@@ -311,7 +311,8 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
                            ? total + std::expm1(kd * std::log1p(-d0))
                            : total - kd * d0;
   g.delta = total;
-  g.details = {{"composed_count", kd}, {"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}};
+  g.details = {
+      {"composed_count", kd}, {"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}};
   return g;
 }
 

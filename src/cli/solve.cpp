@@ -41,9 +41,7 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
     }
     case Unknown::steps: {
       auto s = largest_count(
-          [&](std::int64_t n) {
-            return make_dp_sgd(run.sampling_rate, run.noise_multiplier, n);
-          },
+          [&](std::int64_t n) { return make_dp_sgd(run.sampling_rate, run.noise_multiplier, n); },
           oracle, target_epsilon);
       out.run.steps = s.count;
       out.guarantee = std::move(s.guarantee);
@@ -73,9 +71,9 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
         out.guarantee = std::move(s.guarantee);
         return out;
       }
-      auto s = largest_value(
-          [&](double q) { return make_dp_sgd(q, run.noise_multiplier, run.steps); }, oracle,
-          target_epsilon, 0.0, 1.0, settings.tolerance);
+      auto s =
+          largest_value([&](double q) { return make_dp_sgd(q, run.noise_multiplier, run.steps); },
+                        oracle, target_epsilon, 0.0, 1.0, settings.tolerance);
       out.run.sampling_rate = s.value;
       out.guarantee = std::move(s.guarantee);
       return out;

@@ -1,0 +1,376 @@
+// dpbudget sweep: one row per combination of parameter lists (or per line of
+// a JSON Lines config file), ε at each δ or a solved σ / steps / sampling
+// rate per target ε; an optional budget gate. Rows are computed on every core
+// in blocks and printed in a fixed order as they are ready.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "accounting/errors.hpp"
+#include "cli/common.hpp"
+#include "cli/config_input.hpp"
+#include "cli/errors.hpp"
+#include "cli/parse.hpp"
+#include "cli/solve.hpp"
+#include "cli/verbs.hpp"
+#include "report/number_format.hpp"
+
+namespace dpb::cli {
+namespace {
+
+struct SweepFlags {
+  DpSgdFlags run;
+  AccountantFlags accountant;
+  OutputFlags output;
+  std::vector<std::string> deltas, epsilons;
+  std::string solve, max_epsilon, input, tolerance, max_sigma;
+  bool keep_going = false;
+};
+
+/// One configuration to compute: a complete run (but for the unknown), its
+/// δ values and target (or budget) ε values.
+struct Job {
+  std::optional<std::string> name;
+  std::size_t line = 0;  ///< input line, 0 for flag combinations
+  DpSgdRun run;
+  Unknown unknown = Unknown::none;
+  std::vector<double> deltas;
+  std::vector<double> epsilons;  ///< targets when solving, else budgets
+};
+
+struct Row {
+  report::Record record;
+  std::vector<std::string> notes;   ///< footnotes (text output)
+  std::optional<std::string> over;  ///< budget exceeded: the stderr message
+  bool no_solution = false;
+};
+
+struct Settings {
+  AccountantChoice choice;
+  SolveSettings solve;
+  std::optional<double> max_epsilon;
+};
+
+std::string describe(const Job& job) {
+  if (job.name) return "'" + *job.name + "'";
+  if (job.line) return "line " + std::to_string(job.line);
+  auto n = [](double v) { return report::format_number(v, 6, report::Rounding::nearest); };
+  std::string s = "q=" + n(job.run.sampling_rate);
+  if (job.unknown != Unknown::noise_multiplier) s += " sigma=" + n(job.run.noise_multiplier);
+  if (job.unknown != Unknown::steps) s += " steps=" + std::to_string(job.run.steps);
+  return s;
+}
+
+void add_run_columns(report::Record& r, const Job& job) {
+  if (job.name) r.add("name", report::text(*job.name));
+  add_inputs(r, job.run, job.unknown);
+}
+
+std::vector<Row> compute(const Job& job, const Settings& s) {
+  std::vector<Row> rows;
+  for (const auto& accountant : s.choice.names) {
+    if (job.unknown == Unknown::none) {
+      auto acc = make_accountant(accountant, s.choice.options);
+      acc->compose(*make_dp_sgd(job.run.sampling_rate, job.run.noise_multiplier, job.run.steps));
+      for (double delta : job.deltas) {
+        const Guarantee g = acc->epsilon(delta);
+        Row row;
+        add_run_columns(row.record, job);
+        for (auto& cell : guarantee_record(g, false).cells) row.record.cells.push_back(cell);
+        row.notes = g.notes;
+        std::optional<double> budget = s.max_epsilon;
+        for (double b : job.epsilons) budget = budget ? std::min(*budget, b) : b;
+        if (budget && !(g.epsilon <= *budget))
+          row.over = describe(job) + " (" + accountant + ", delta " +
+                     report::format_number(delta, 6, report::Rounding::nearest) + "): epsilon " +
+                     report::format_number(g.epsilon, 6, report::Rounding::up) + " > budget " +
+                     report::format_number(*budget, 6, report::Rounding::nearest);
+        rows.push_back(std::move(row));
+      }
+      continue;
+    }
+    for (double target : job.epsilons)
+      for (double delta : job.deltas) {
+        Row row;
+        add_run_columns(row.record, job);
+        try {
+          const Solved solved =
+              solve_run(job.run, job.unknown, accountant, s.choice.options, target, delta, s.solve);
+          for (auto& cell : solved_record(solved, job.unknown, target).cells)
+            row.record.cells.push_back(cell);
+          row.notes = solved.guarantee.notes;
+        } catch (const NoSolution& e) {
+          row.record.add("accountant", report::text(accountant));
+          row.record.add("delta", report::number(delta));
+          row.record.add("target_epsilon", report::number(target));
+          row.record.add("error", report::text(std::string("no solution: ") + e.what()));
+          row.no_solution = true;
+        }
+        rows.push_back(std::move(row));
+      }
+  }
+  return rows;
+}
+
+Unknown unknown_of(const std::string& solve) {
+  if (solve.empty()) return Unknown::none;
+  const auto s = parse_choice("--solve", solve, {"sigma", "steps", "sampling-rate"});
+  if (s == "sigma") return Unknown::noise_multiplier;
+  if (s == "steps") return Unknown::steps;
+  return Unknown::sampling_rate;
+}
+
+/// Jobs from the flags' Cartesian product.
+std::vector<Job> jobs_from_flags(const SweepFlags& f, Unknown unknown,
+                                 const std::vector<double>& deltas,
+                                 const std::vector<double>& epsilons) {
+  std::vector<Job> jobs;
+  for (const auto& values : sweep_values(f.run)) {
+    Job job;
+    job.run = derive(values, unknown);
+    job.unknown = unknown;
+    job.deltas = deltas;
+    job.epsilons = epsilons;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+/// Jobs from --input lines; bad lines are reported on `err` (and abort the
+/// sweep unless --keep-going). Returns whether any line was bad.
+bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<double>& deltas,
+                     const std::vector<double>& epsilons, std::vector<Job>& jobs,
+                     std::ostream& err) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (f.input != "-") {
+    file.open(f.input);
+    if (!file) throw UsageError("--input: cannot open '" + f.input + "'");
+    in = &file;
+  }
+  const std::string source = f.input == "-" ? "<stdin>" : f.input;
+  ConfigInput input = read_configs(*in, source);
+  std::vector<InputError> errors = std::move(input.errors);
+  for (auto& c : input.configs) {
+    Job job;
+    job.name = c.name;
+    job.line = c.line;
+    // A line without a noise multiplier but with an epsilon asks for σ.
+    job.unknown =
+        unknown == Unknown::none && !c.values.noise_multiplier && c.epsilon && !f.solve.size()
+            ? Unknown::noise_multiplier
+            : unknown;
+    try {
+      job.run = derive(c.values, job.unknown, kJsonNames);
+    } catch (const UsageError& e) {
+      errors.push_back({c.line, e.what()});
+      continue;
+    }
+    job.deltas = c.delta ? std::vector<double>{*c.delta} : deltas;
+    job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : epsilons;
+    if (job.deltas.empty()) {
+      errors.push_back({c.line, "delta: missing (give it on the line or with --delta)"});
+      continue;
+    }
+    if (job.unknown != Unknown::none && job.epsilons.empty()) {
+      errors.push_back({c.line, "epsilon: missing target (on the line or with --epsilon)"});
+      continue;
+    }
+    jobs.push_back(std::move(job));
+  }
+  std::sort(errors.begin(), errors.end(),
+            [](const InputError& a, const InputError& b) { return a.line < b.line; });
+  for (const auto& e : errors) {
+    const std::string msg = source + ":" + std::to_string(e.line) + ": " + e.message;
+    if (!f.keep_going) throw UsageError("--input: " + msg);
+    err << "dpbudget: error: --input: " << msg << '\n';
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const Job& a, const Job& b) { return a.line < b.line; });
+  return !errors.empty();
+}
+
+/// Progress on stderr, only on a terminal and only once a sweep runs > 1 s.
+class Progress {
+ public:
+  explicit Progress(std::size_t total)
+      : total_(total), enabled_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+  void update(std::size_t done) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(200))
+      return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\rdpbudget: sweep %zu/%zu", done, total_);
+    std::fflush(stderr);
+  }
+  ~Progress() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::size_t total_;
+  bool enabled_;
+  bool shown_ = false;
+  Clock::time_point start_, last_{};
+};
+
+/// Computes jobs in blocks on every core; `sink` receives each block's rows
+/// in job order, on the calling thread.
+template <typename Sink>
+void compute_in_order(const std::vector<Job>& jobs, const Settings& s, Sink sink) {
+  constexpr std::size_t kBlock = 16;
+  const std::size_t blocks = (jobs.size() + kBlock - 1) / kBlock;
+  struct Slot {
+    bool done = false;
+    std::vector<Row> rows;
+    std::exception_ptr error;
+  };
+  std::vector<Slot> slots(blocks);
+  std::mutex m;
+  std::condition_variable ready;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    for (std::size_t b; !stop && (b = next++) < blocks;) {
+      Slot slot;
+      try {
+        for (std::size_t i = b * kBlock; i < std::min(jobs.size(), (b + 1) * kBlock); ++i)
+          for (auto& row : compute(jobs[i], s)) slot.rows.push_back(std::move(row));
+      } catch (...) {
+        slot.error = std::current_exception();
+      }
+      slot.done = true;
+      std::lock_guard lock(m);
+      slots[b] = std::move(slot);
+      ready.notify_all();
+    }
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = blocks > 1 ? std::min<std::size_t>(cores, blocks) : 0;
+  std::vector<std::jthread> pool;
+  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work);
+  if (threads == 0) work();
+  Progress progress(jobs.size());
+  try {
+    for (std::size_t b = 0; b < blocks; ++b) {
+      Slot slot;
+      {
+        std::unique_lock lock(m);
+        ready.wait(lock, [&] { return slots[b].done; });
+        slot = std::move(slots[b]);
+      }
+      if (slot.error) std::rethrow_exception(slot.error);
+      sink(std::move(slot.rows));
+      progress.update(std::min(jobs.size(), (b + 1) * kBlock));
+    }
+  } catch (...) {
+    stop = true;
+    throw;
+  }
+}
+
+int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
+  Settings s;
+  s.choice = resolve(f.accountant);
+  s.solve = resolve_solve_flags(f.tolerance, f.max_sigma);
+  const report::Format format = resolve(f.output);
+  const Unknown unknown = unknown_of(f.solve);
+  if (!f.max_epsilon.empty())
+    s.max_epsilon = parse_real("--max-epsilon", f.max_epsilon, kNonNegative);
+  if (unknown != Unknown::none && s.max_epsilon)
+    throw UsageError("--max-epsilon: not with --solve (the solved rows meet their target)");
+  const auto deltas =
+      f.deltas.empty() ? std::vector<double>{} : parse_list("--delta", f.deltas, kOpenUnit);
+  const auto epsilons = f.epsilons.empty() ? std::vector<double>{}
+                                           : parse_list("--epsilon", f.epsilons, kNonNegative);
+
+  std::vector<Job> jobs;
+  bool bad_input = false;
+  if (!f.input.empty()) {
+    for (const auto* list : {&f.run.sampling_rate, &f.run.noise_multiplier, &f.run.steps,
+                             &f.run.epochs, &f.run.batch_size, &f.run.dataset_size})
+      if (!list->empty())
+        throw UsageError("--input: the parameters come from the file; drop the parameter flags");
+    bad_input = jobs_from_input(f, unknown, deltas, epsilons, jobs, err);
+  } else {
+    if (deltas.empty()) throw UsageError("--delta is required");
+    if (unknown != Unknown::none && epsilons.empty())
+      throw UsageError("--epsilon is required with --solve (the targets)");
+    jobs = jobs_from_flags(f, unknown, deltas, epsilons);
+  }
+
+  report::Report rep;
+  rep.command = "sweep";
+  add_inputs(rep.inputs, s.choice);
+  bool over = false, no_solution = false;
+  std::size_t row_number = 0;
+  // JSON Lines streams; the other formats need every row first (the columns
+  // of a text table or CSV are the union over all rows).
+  const bool streaming = format == report::Format::jsonl;
+  compute_in_order(jobs, s, [&](std::vector<Row> rows) {
+    for (auto& row : rows) {
+      ++row_number;
+      if (row.over) {
+        over = true;
+        err << "dpbudget: budget exceeded: row " << row_number << ", " << *row.over << '\n';
+      }
+      no_solution = no_solution || row.no_solution;
+      for (const auto& note : row.notes)
+        if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "note: " + note) ==
+            rep.footnotes.end())
+          rep.footnotes.push_back("note: " + note);
+      if (streaming) {
+        report::render_json_line(row.record, out);
+      } else {
+        rep.results.push_back(std::move(row.record));
+      }
+    }
+    if (streaming) out.flush();
+  });
+  if (!streaming) emit(rep, format, out);
+  if (bad_input) return kUsage;
+  if (no_solution) return kNoSolution;
+  return over ? kBudgetExceeded : kOk;
+}
+
+}  // namespace
+
+Verb setup_sweep(CLI::App& app) {
+  auto f = std::make_shared<SweepFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "one row per combination of parameter lists (a:b:step ranges), or per --input line\n"
+      "  example: dpbudget sweep --sigma 0.5:2:0.1 --epochs 1,10,100 --dataset-size 60000 "
+      "--batch-size 256 --delta 1e-5 --format csv");
+  add_dp_sgd_flags(*cmd, f->run);
+  cmd->add_option("--delta", f->deltas, "delta value(s) in (0, 1)");
+  cmd->add_option("--epsilon", f->epsilons, "target epsilon(s) with --solve");
+  cmd->add_option("--solve", f->solve,
+                  "solve instead of computing epsilon: sigma|steps|sampling-rate");
+  cmd->add_option("--max-epsilon", f->max_epsilon,
+                  "budget gate: rows over it are named on stderr and the exit status is 1");
+  cmd->add_option("--input", f->input,
+                  "JSON Lines file of configurations ('-' for stdin), keys as the flags: "
+                  "sampling_rate, noise_multiplier, steps, epochs, dataset_size, batch_size, "
+                  "delta, epsilon (budget, or target when noise_multiplier is absent), name");
+  cmd->add_flag("--keep-going", f->keep_going,
+                "with --input: report malformed lines and compute the others (exit status 2)");
+  add_accountant_flags(*cmd, f->accountant);
+  add_solve_flags(*cmd, f->tolerance, f->max_sigma);
+  add_output_flags(*cmd, f->output, /*allow_jsonl=*/true);
+  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_sweep(*f, out, err); }};
+}
+
+}  // namespace dpb::cli
