@@ -47,6 +47,11 @@ enum class RdpConversion { improved, classic };
 struct AccountantOptions {
   std::vector<double> orders;  ///< Rényi orders; empty = default_rdp_orders()
   RdpConversion conversion = RdpConversion::improved;
+  /// PLD: first discretisation interval Δ of the loss grid; 0 = automatic.
+  double pld_interval = 0;
+  /// PLD: refine the grid until (upper − lower) ≤ pld_tolerance · upper for
+  /// the ε (or δ) interval; ≤ 0 = keep the first grid.
+  double pld_tolerance = 1e-3;
 };
 
 class Accountant {

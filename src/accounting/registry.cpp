@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "accounting/accountant.hpp"
+#include "accounting/pld_accountant.hpp"
 #include "accounting/rdp_accountant.hpp"
 
 namespace dpb {
@@ -15,6 +16,8 @@ const std::vector<AccountantInfo>& accountants() {
   static const std::vector<AccountantInfo> all = {
       {"rdp", "moments accountant: Renyi DP converted to (epsilon, delta)",
        [](const AccountantOptions& o) { return std::make_unique<RdpAccountant>(o); }},
+      {"pld", "privacy loss distributions: tight epsilon interval [lower, upper] by FFT",
+       [](const AccountantOptions& o) { return std::make_unique<PldAccountant>(o); }},
   };
   return all;
 }
