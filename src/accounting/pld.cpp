@@ -4,11 +4,10 @@
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <complex>
-#include <cstdio>
-#include <cstdlib>
 #include <future>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 
 #include "accounting/errors.hpp"
@@ -43,23 +42,33 @@
 //       δ_true(ε) ≥ δ_Y(ε + t) − η,  t = T·β + s(η).
 //     Dropping the truncated tails only lowers δ, so it is sound here.
 // (4) Composition: one forward real FFT per distinct release, Π_c X_c^{T_c}
-//     pointwise (in log-polar form, |X| ≤ 1 clamped), one inverse FFT. The
+//     pointwise (in log-polar form, |X| ≤ 1 clamped), one inverse FFT. After
+//     many compositions only a few coefficients are not negligible (|Z_k| ≥
+//     e^{−50}); then they are found from a transform of each release at its
+//     own, smaller size plus a Lipschitz bound, computed by direct sums, and
+//     δ(ε) = Σ_j y_j (1 − e^{ε−l_j})₊ is read from them in closed form
+//     (geometric sums), with no transform of the whole window. The
 //     window [a, b] comes from Chernoff bounds on the composed discrete loss,
 //     P(S ≥ b) ≤ e^{−λb} Π_c M_c(λ)^{T_c}, with M_c evaluated on blocks at their
 //     worst end. The circular convolution folds what lies outside the window
 //     into it: mass from above moves down (can only lower δ: added to the
 //     upper bound), mass from below moves up (can only raise δ: subtracted
 //     from the lower bound).
-// (5) Round-off. Under the standard model of an FFT in floating point
-//     (Higham 2002, Thm 24.2: ‖fl(F x) − F x‖₂ ≤ γ_N ‖F x‖₂, γ_N ≈ log₂N·u up to
-//     a small constant, for which we take 8·⌈log₂N⌉·u), the error of each forward
-//     coefficient is ≤ ρ_c = γ_N·√N·‖x_c‖₂; it propagates into the product
-//     with factor T_c (|X| ≤ 1) times the product of the other magnitudes; the
-//     log-polar power adds a relative error ≤ 8u(760 + π·ΣT); the inverse adds
-//     γ_N‖Ẑ‖₂. By Parseval, Σ_i |ŷ_i − y_i| ≤ ‖Ẑ − Z‖₂ + γ_N‖Ẑ‖₂ (unnormalised
-//     F). That L1 bound is added to the upper δ and subtracted from the lower
-//     δ. Negative outputs are clamped to 0, which only moves them towards the
-//     (non-negative) truth.
+// (5) Round-off, under the standard model of floating point (unit round-off
+//     u) and of FFTs in it (Higham 2002, §24.1; Thm 24.2 is the normwise form):
+//     each forward coefficient is within ρ_c = γ_N·‖x_c‖₁, γ_N = 8⌈log₂N⌉u, of
+//     the exact one (every butterfly stage adds a relative error of a few u to
+//     partial sums whose moduli add up to at most ‖x‖₁; the direct sums have
+//     their own, similar constant). Z_k = Π_c X_ck^{T_c} moves by at most
+//     Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c−1} Π_{c'≠c}(r_c'k + ρ_c')^{T_c'}; the
+//     log-polar power adds a relative error ≤ 8u(760 + π·ΣT); the inverse
+//     transform adds γ_N‖Ẑ‖₂ (normwise). By Parseval, Σ_j |ŷ_j − y_j| ≤
+//     ‖Ẑ − Z‖₂ + γ_N‖Ẑ‖₂ (unnormalised F), and since (1 − e^{ε−l})₊ ≤ 1 that L1
+//     bound is added to the upper δ and subtracted from the lower δ. Negative
+//     outputs are clamped to 0, which only moves them towards the
+//     (non-negative) truth. These bounds hold for FFT algorithms of the
+//     Cooley–Tukey family under that model; FFTW is of that family but its
+//     codelets are not individually proven to meet the constant.
 
 namespace dpb::pld {
 namespace {
@@ -101,6 +110,7 @@ class Model {
     const bool lap = m.kind == Mechanism::Kind::laplace;
     c_min_ = lap ? -1 / m.parameter : -kInf;
     c_max_ = lap ? 1 / m.parameter : kInf;
+    log_q_ = std::log(m.sampling);
     l_min_ = loss_of_c(c_min_);
     l_max_ = loss_of_c(c_max_);
   }
@@ -128,8 +138,8 @@ class Model {
   double c_of_loss(double l) const {
     const double q = m_.sampling;
     if (q == 1) return l;
-    if (l > 1) return l + std::log1p(-(1 - q) * std::exp(-l)) - std::log(q);
-    return std::log(std::expm1(l) + q) - std::log(q);
+    if (l > 1) return l + std::log1p(-(1 - q) * std::exp(-l)) - log_q_;
+    return std::log(std::expm1(l) + q) - log_q_;
   }
   double z_of_c(double c) const {
     if (laplace()) return std::clamp((m_.parameter * c + 1) / 2, 0.0, 1.0);
@@ -166,30 +176,22 @@ class Model {
     return boost::math::quantile(boost::math::complement(boost::math::normal(0.0, s), tau));
   }
 
-  /// μ0((−∞, z]) and μ((−∞, z]).
-  Prob mu0(double z) const {
-    if (z > 0.5) return {base_sf(z), true};
-    return {base_cdf(z), false};
-  }
-  Prob mu(double z) const {
+  /// μ((−∞, z]) and μ0((−∞, z]), each on its accurate side (sharing the
+  /// base-noise value at z).
+  std::pair<Prob, Prob> mu_mu0(double z) const {
     const double q = m_.sampling;
-    if (q == 1) {
-      if (z > 1) return {base_sf(z - 1), true};
-      return {base_cdf(z - 1), false};
-    }
-    if (z > 0.5) return {(1 - q) * base_sf(z) + q * base_sf(z - 1), true};
-    return {(1 - q) * base_cdf(z) + q * base_cdf(z - 1), false};
+    const bool upper = z > 0.5;
+    const double b0 = upper ? base_sf(z) : base_cdf(z);
+    const double b1 = upper ? base_sf(z - 1) : base_cdf(z - 1);
+    return {{q == 1 ? b1 : (1 - q) * b0 + q * b1, upper}, {b0, upper}};
   }
 
   /// P(X ≤ l) and Q(X ≤ l) of the privacy loss X in direction d.
   std::pair<Prob, Prob> at(double l, Direction d) const {
-    if (d == Direction::remove) {
-      const double z = z_le(l);
-      return {mu(z), mu0(z)};
-    }
+    if (d == Direction::remove) return mu_mu0(z_le(l));
     // add: X = −L(z), P = μ0, Q = μ; {X ≤ l} = {L(z) ≥ −l} = {z ≥ z_lt(−l)}.
-    const double z = z_lt(-l);
-    return {mu0(z).flipped(), mu(z).flipped()};
+    const auto [mu, mu0] = mu_mu0(z_lt(-l));
+    return {mu0.flipped(), mu.flipped()};
   }
 
   /// [l_lo, l_hi] holding all but ≤ τ of the P-mass at each end.
@@ -205,7 +207,7 @@ class Model {
 
  private:
   Mechanism m_;
-  double c_min_, c_max_, l_min_, l_max_;
+  double c_min_, c_max_, l_min_, l_max_, log_q_;
 };
 
 struct GridTooLarge : std::runtime_error {
@@ -268,7 +270,7 @@ struct Block {
 };
 
 std::vector<Block> blocks_of(const DiscreteLoss& x) {
-  const std::size_t per = std::max<std::size_t>(1, x.mass.size() / 4096);
+  const std::size_t per = std::max<std::size_t>(1, x.mass.size() / 2048);
   std::vector<Block> out;
   auto loss = [&](std::size_t i) {
     return static_cast<double>(x.first_index + static_cast<std::int64_t>(i)) * x.interval;
@@ -341,7 +343,7 @@ Prepared prepare(std::span<const Component> components, Direction d, double inte
     p.last += c.count * (x.first_index + static_cast<std::int64_t>(x.mass.size()) - 1);
     p.total_count += static_cast<double>(c.count);
   }
-  for (int i = -30; i <= 30; ++i) p.lambdas.push_back(std::pow(10.0, i / 10.0));
+  for (int i = -16; i <= 24; ++i) p.lambdas.push_back(std::pow(10.0, i / 8.0));
   for (double lambda : p.lambdas) {
     double up = 0, down = 0;
     for (std::size_t c = 0; c < p.losses.size(); ++c) {
@@ -352,6 +354,131 @@ Prepared prepare(std::span<const Component> components, Direction d, double inte
     p.psi_down.push_back(down);
   }
   return p;
+}
+
+/// γ for the FFT of size n (see (5)).
+double fft_gamma(std::size_t n) {
+  return 8 * std::ceil(std::log2(static_cast<double>(std::max<std::size_t>(n, 2)))) * kU;
+}
+
+constexpr std::size_t kDirectBlock = 64;
+
+/// Error factor of direct_dft(): |X̂_k − X_k| ≤ direct_gamma(n)·‖x‖₁. In-block
+/// sums of 64 terms (≤ 64u), twiddles from a table times a block factor
+/// (each ≤ 2u with exact integer phase reduction), pairwise sum over blocks.
+double direct_gamma(std::size_t len) {
+  const double blocks = std::ceil(static_cast<double>(len) / kDirectBlock);
+  return 1.2 * (static_cast<double>(kDirectBlock) + 10 + std::ceil(std::log2(blocks + 1))) * kU;
+}
+
+std::complex<double> pairwise_sum(std::span<const std::complex<double>> v) {
+  if (v.size() <= 2) {
+    std::complex<double> s = 0;
+    for (const auto& x : v) s += x;
+    return s;
+  }
+  const std::size_t half = v.size() / 2;
+  return pairwise_sum(v.subspan(0, half)) + pairwise_sum(v.subspan(half));
+}
+
+/// X_k = Σ_j x_j e^{−2πi jk/n} for the listed k only (the same convention as
+/// fft::forward), each phase reduced exactly modulo n in integers.
+std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::size_t n,
+                                             const std::vector<std::size_t>& ks) {
+  const std::size_t blocks = (x.size() + kDirectBlock - 1) / kDirectBlock;
+  const auto un = static_cast<std::uint64_t>(n);
+  auto unit = [&](std::uint64_t turn) {
+    return std::polar(
+        1.0, -2 * std::numbers::pi * static_cast<double>(turn % un) / static_cast<double>(n));
+  };
+  std::vector<std::complex<double>> out(ks.size()), sums(blocks);
+  std::complex<double> table[kDirectBlock];
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    const std::uint64_t k = ks[i];
+    for (std::size_t r = 0; r < kDirectBlock; ++r) table[r] = unit(k * r);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t start = b * kDirectBlock, stop = std::min(x.size(), start + kDirectBlock);
+      double re = 0, im = 0;
+      for (std::size_t j = start; j < stop; ++j) {
+        re += x[j] * table[j - start].real();
+        im += x[j] * table[j - start].imag();
+      }
+      sums[b] = std::complex<double>(re, im) * unit((k * start) % un);
+    }
+    out[i] = pairwise_sum(sums);
+  }
+  return out;
+}
+
+/// The frequencies k ≤ n/2 at which Π_c |X_ck|^{T_c} may exceed e^{bound_log},
+/// from a transform of each release at its own (smaller) size m: |X(θ)| is
+/// Lipschitz in θ with constant Σ_j x_j |j − mean| (the spread about the mean,
+/// in grid steps), so |X(θ_k)| ≤ |X̂(2πm'/m)| + ρ_m + |θ_k − 2πm'/m|·spread at the
+/// nearest coarse frequency m'. nullopt when too many remain for direct sums.
+std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::size_t n,
+                                                   double bound_log) {
+  const std::size_t h = n / 2 + 1;
+  const std::size_t limit = std::max<std::size_t>(256, n / 64);
+  struct Coarse {
+    std::vector<std::complex<double>> spectrum;
+    std::size_t m;
+    double rho, spread, t;
+  };
+  std::vector<Coarse> coarse;
+  for (std::size_t c = 0; c < prep.losses.size(); ++c) {
+    const auto& x = prep.losses[c].mass;
+    const std::size_t m = fft::good_size(x.size());
+    if (2 * m >= n) return std::nullopt;  // no cheaper than the full transform
+    double norm1 = 0, first = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      norm1 += x[j];
+      first += x[j] * static_cast<double>(j);
+    }
+    const double mean = norm1 > 0 ? first / norm1 : 0;
+    double spread = 0;
+    for (std::size_t j = 0; j < x.size(); ++j)
+      spread += x[j] * std::abs(static_cast<double>(j) - mean);
+    coarse.push_back({fft::forward(x, m), m, fft_gamma(m) * norm1 + 4 * kU,
+                      spread * (1 + 1e-9) + 1e-12, prep.counts[c]});
+  }
+  for (Coarse& cs : coarse)  // keep only the moduli
+    for (auto& v : cs.spectrum) v = std::abs(v);
+  // One release: compare with e^{bound_log / T} instead of taking logarithms.
+  const double single = coarse.size() == 1 ? std::exp(bound_log / coarse[0].t) : 0;
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < h; ++k) {
+    if (coarse.size() == 1) {
+      const Coarse& cs = coarse[0];
+      const double exact =
+          static_cast<double>(k) * static_cast<double>(cs.m) / static_cast<double>(n);
+      const auto near = static_cast<std::size_t>(std::llround(exact));
+      const std::size_t idx = near <= cs.m / 2 ? near : cs.m - near;
+      const double dist = 2 * std::numbers::pi * std::abs(exact - static_cast<double>(near)) /
+                          static_cast<double>(cs.m);
+      if (cs.spectrum[idx].real() + cs.rho + dist * cs.spread >= single) {
+        out.push_back(k);
+        if (out.size() > limit) return std::nullopt;
+      }
+      continue;
+    }
+    double log_bound = 0;
+    for (const Coarse& cs : coarse) {
+      const double exact =
+          static_cast<double>(k) * static_cast<double>(cs.m) / static_cast<double>(n);
+      const auto near = static_cast<std::size_t>(std::llround(exact));
+      const std::size_t idx = near <= cs.m / 2 ? near : cs.m - near;  // conjugate mirror
+      const double dist = 2 * std::numbers::pi * std::abs(exact - static_cast<double>(near)) /
+                          static_cast<double>(cs.m);
+      const double bound = cs.spectrum[idx].real() + cs.rho + dist * cs.spread;
+      if (bound < 1) log_bound += cs.t * std::log(bound);
+      if (log_bound < bound_log) break;
+    }
+    if (log_bound >= bound_log) {
+      out.push_back(k);
+      if (out.size() > limit) return std::nullopt;
+    }
+  }
+  return out;
 }
 
 ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
@@ -373,76 +500,116 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   if (static_cast<double>(k_b - k_a) + 1 > static_cast<double>(max_grid))
     throw GridTooLarge("pld: composed grid exceeds the limit");
   const std::size_t n = fft::good_size(static_cast<std::size_t>(k_b - k_a + 1));
-  if (std::getenv("PLD_DEBUG"))
-    std::fprintf(stderr, "dir %d D %g a %g b %g n %zu single %zu\n", int(d), interval, a, b, n,
-                 prep.losses[0].mass.size());
 
   // (4) Π_c X_c^{T_c} in log-polar form; (5) round-off terms.
   const std::size_t h = n / 2 + 1;
   const double gamma =
       8 * std::ceil(std::log2(static_cast<double>(std::max<std::size_t>(n, 2)))) * kU;
-  std::vector<double> log_r(h, 0.0), theta(h, 0.0);
-  std::vector<char> zero(h, 0);
-  // (5) Componentwise: |X̂_ck − X_ck| ≤ ρ_c = γ_N·‖x_c‖₁; the perturbation of
-  // Z_k = Π_c X_ck^{T_c} is then ≤ Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c − 1} Π_{c'≠c}
-  // (r_c'k + ρ_c')^{T_c'} (r = computed modulus, clamped to the unit disc,
-  // which holds the true value).
-  std::vector<double> log_r_pert(h, 0.0), pert_sum(h, 0.0);
+  // (5) Componentwise: |X̂_ck − X_ck| ≤ ρ_c = γ_N·‖x_c‖₁ (each of the log₂N
+  // butterfly stages adds a relative error ≤ 8u to partial sums whose moduli
+  // add up to at most ‖x‖₁). The perturbation of Z_k = Π_c X_ck^{T_c} is then
+  // ≤ Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c − 1} Π_{c'≠c} (r_c'k + ρ_c')^{T_c'} (r =
+  // computed modulus, clamped to the unit disc, which holds the true value).
+  // Coefficients whose bound (r + ρ)^T is below e^{−50} are set to 0; each
+  // such error is < e^{−50}, at most √N·e^{−50} in ‖·‖₂ all together.
+  constexpr double kNegligible = -50;
+  struct Survivor {
+    std::size_t k, idx;  // frequency, position in the candidate list
+    double log_r, theta, log_r_pert, pert_sum;
+  };
+  std::vector<Survivor> alive;
   double rho_total = 0;
+  // Many compositions leave few coefficients: compute only those (directly);
+  // otherwise one full forward transform per release.
+  const auto cand = candidates(prep, n, kNegligible);
   for (std::size_t c = 0; c < prep.losses.size(); ++c) {
     const auto& x = prep.losses[c];
     const double t = prep.counts[c];
     double norm1 = 0;
     for (double v : x.mass) norm1 += v;
-    const double rho = gamma * norm1;
+    const double rho = (cand ? direct_gamma(x.mass.size()) : gamma) * norm1;
     rho_total += t * rho;
-    const auto spectrum = fft::forward(x.mass, n);
-    for (std::size_t k = 0; k < h; ++k) {
-      if (zero[k]) continue;
-      const double r = std::min(std::abs(spectrum[k]), 1.0);
+    const auto spectrum = cand ? direct_dft(x.mass, n, *cand) : fft::forward(x.mass, n);
+    auto update = [&](Survivor& s) {
+      const std::complex<double> v = spectrum[cand ? s.idx : s.k];
+      const double r = std::min(std::abs(v), 1.0);
       const double rp = std::min(r + rho, 1.0);
-      // Both |Z_k| and its perturbation bound are below e^{−740}: set Z_k = 0
-      // (the error this makes is added below).
-      if (t * std::log(rp) < -740) {
-        zero[k] = 1;
-        continue;
+      s.log_r += r > 0 ? t * std::log(r) : -kInf;
+      s.theta = std::remainder(s.theta + std::remainder(t * std::arg(v), 2 * std::numbers::pi),
+                               2 * std::numbers::pi);
+      s.log_r_pert += t * std::log(rp);
+      s.pert_sum += t * rho / rp;
+      return s.log_r_pert >= kNegligible;
+    };
+    if (c == 0) {
+      const std::size_t count = cand ? cand->size() : h;
+      for (std::size_t i = 0; i < count; ++i) {
+        Survivor s{cand ? (*cand)[i] : i, i, 0, 0, 0, 0};
+        if (update(s)) alive.push_back(s);
       }
-      log_r[k] += r > 0 ? t * std::log(r) : -kInf;
-      theta[k] =
-          std::remainder(theta[k] + std::remainder(t * std::arg(spectrum[k]), 2 * std::numbers::pi),
-                         2 * std::numbers::pi);
-      log_r_pert[k] += t * std::log(rp);
-      pert_sum[k] += t * rho / rp;
+    } else {
+      std::erase_if(alive, [&](Survivor& s) { return !update(s); });
     }
   }
-  std::vector<std::complex<double>> z(h);
   double z_norm2 = 0, dz_norm2 = 0;
-  for (std::size_t k = 0; k < h; ++k) {
-    const double w = (k == 0 || (n % 2 == 0 && k == h - 1)) ? 1.0 : 2.0;  // Hermitian mirror
-    if (zero[k]) continue;
-    const double dz = std::exp(log_r_pert[k]) * pert_sum[k];
-    dz_norm2 += w * dz * dz;
-    if (log_r[k] < -740) continue;
-    z[k] = std::polar(std::exp(log_r[k]), theta[k]);
-    z_norm2 += w * std::norm(z[k]);
+  auto weight = [&](std::size_t k) {  // the Hermitian mirror counts twice
+    return (k == 0 || (n % 2 == 0 && k == h - 1)) ? 1.0 : 2.0;
+  };
+  std::vector<std::complex<double>> z_alive(alive.size());
+  for (std::size_t i = 0; i < alive.size(); ++i) {
+    const Survivor& s = alive[i];
+    const double dz = std::exp(s.log_r_pert) * s.pert_sum;
+    dz_norm2 += weight(s.k) * dz * dz;
+    if (s.log_r < -740) continue;
+    z_alive[i] = std::polar(std::exp(s.log_r), s.theta);
+    z_norm2 += weight(s.k) * std::norm(z_alive[i]);
   }
   const double z_norm = std::sqrt(z_norm2);
-  const double dz_norm = std::sqrt(dz_norm2);
+  const double dz_norm = std::sqrt(dz_norm2) + std::sqrt(static_cast<double>(n)) *
+                                                   std::exp(kNegligible) * (1 + rho_total);
   const double power_rel = 8 * kU * (760 + std::numbers::pi * prep.total_count);
-  const double roundoff = dz_norm + power_rel * z_norm + gamma * z_norm +
-                          std::sqrt(static_cast<double>(n)) * 1e-300 * (1 + rho_total) + 4 * kU;
+  // Σ_j |ŷ_j − y_j| ≤ ‖Ẑ − Z‖₂ (Parseval), plus the error of the last step.
+  double roundoff = dz_norm + power_rel * z_norm + 4 * kU;
 
-  const std::vector<double> circular = fft::inverse(std::move(z), n);
-  // Rotate: circular position p holds loss index ≡ prep.first + p (mod n); the
-  // window starts at k_a.
-  std::vector<double> mass(n);
   const auto nn = static_cast<std::int64_t>(n);
+  // Circular position p holds loss index ≡ prep.first + p (mod n); the window
+  // starts at k_a, so y_j (loss (k_a + j)Δ) is circular position j + shift.
   const std::int64_t shift = (((k_a - prep.first) % nn) + nn) % nn;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = circular[(static_cast<std::int64_t>(i) + shift) % nn];
-    mass[i] = v > 0 ? v : 0.0;
+  ComposedLoss out;
+  if (alive.size() * 32 <= n) {
+    // Few coefficients left (many compositions): keep the spectrum and read δ
+    // from it directly, y_j = Σ_k Re(c_k e^{2πi kj/N}) with
+    // c_k = w_k Z_k e^{2πi k·shift/N} / N — no inverse transform.
+    std::vector<std::size_t> freq(alive.size());
+    std::vector<std::complex<double>> coef(alive.size());
+    double coef_sum = 0;
+    for (std::size_t i = 0; i < alive.size(); ++i) {
+      const std::size_t k = alive[i].k;
+      const auto turn = static_cast<std::int64_t>(
+          (static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(shift)) %
+          static_cast<std::uint64_t>(n));
+      const double phase =
+          2 * std::numbers::pi * static_cast<double>(turn) / static_cast<double>(n);
+      freq[i] = k;
+      coef[i] = z_alive[i] * std::polar(weight(k) / static_cast<double>(n), phase);
+      coef_sum += std::abs(coef[i]);
+    }
+    out = ComposedLoss::spectral(interval, k_a, n, std::move(freq), std::move(coef));
+    // Evaluating Σ_k Re(c_k (A_k − B_k)) with |A_k|, |B_k| ≤ N: ≤ 64u·N·Σ|c_k|.
+    roundoff += 64 * kU * static_cast<double>(n) * coef_sum;
+  } else {
+    std::vector<std::complex<double>> z(h);
+    for (std::size_t i = 0; i < alive.size(); ++i) z[alive[i].k] = z_alive[i];
+    roundoff += gamma * z_norm;  // the inverse transform (normwise, Higham Thm 24.2)
+    const std::vector<double> circular = fft::inverse(std::move(z), n);
+    std::vector<double> mass(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = circular[(static_cast<std::int64_t>(i) + shift) % nn];
+      mass[i] = v > 0 ? v : 0.0;  // the truth is ≥ 0: clamping only lowers the error
+    }
+    out = ComposedLoss(interval, k_a, std::move(mass));
   }
-  ComposedLoss out(interval, k_a, std::move(mass));
+
   out.roundoff = roundoff;
   const std::int64_t k_top = k_a + nn - 1;
   out.alias_above = k_top >= prep.last
@@ -461,10 +628,6 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   const double beta = 0.5 * std::pow(interval / 2 + interval * interval / 12, 2);
   out.bias = prep.total_count * beta;
   out.releases = static_cast<std::size_t>(prep.total_count);
-  if (std::getenv("PLD_DEBUG"))
-    std::fprintf(stderr, "  roundoff %g (dz %g zn %g) alias %g %g inf %g bias %g var %g\n",
-                 out.roundoff, dz_norm, z_norm, out.alias_above, out.alias_below, out.infinite_mass,
-                 out.bias, out.variance);
   return out;
 }
 
@@ -494,7 +657,67 @@ ComposedLoss::ComposedLoss(double step, std::int64_t first, std::vector<double> 
   }
 }
 
+ComposedLoss ComposedLoss::spectral(double step, std::int64_t first, std::size_t period,
+                                    std::vector<std::size_t> frequencies,
+                                    std::vector<std::complex<double>> coefficients) {
+  ComposedLoss out;
+  out.interval = step;
+  out.first_index = first;
+  out.period_ = period;
+  out.freq_ = std::move(frequencies);
+  out.coef_ = std::move(coefficients);
+  const double one_minus_decay = -std::expm1(-step);
+  const double decay = std::exp(-step);
+  for (std::size_t k : out.freq_) {
+    const double theta =
+        2 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(period);
+    const double s_half = std::sin(theta / 2), s_full = std::sin(theta);
+    // 1 − e^{iθ} and 1 − e^{iθ − Δ}, without cancellation.
+    out.one_minus_rot_.emplace_back(2 * s_half * s_half, -s_full);
+    out.one_minus_damped_.emplace_back(one_minus_decay + decay * 2 * s_half * s_half,
+                                       -decay * s_full);
+  }
+  return out;
+}
+
+double ComposedLoss::spectral_delta(double epsilon) const {
+  // δ = Σ_{j ≥ j0} y_j (1 − c·e^{−Δ(j − j0)}), j0 the first index with l_j > ε,
+  // c = e^{ε − l_{j0}}, M = N − j0 terms. Per coefficient (θ = 2πk/N, e^{iθN} = 1):
+  //   A = Σ_{j=j0}^{N−1} e^{iθj} = (e^{iθ j0} − 1)/(1 − e^{iθ})          (k ≠ 0; A = M for k = 0)
+  //   B = c Σ_j e^{iθj} e^{−Δ(j−j0)} = c (e^{iθ j0} − e^{−ΔM})/(1 − e^{iθ−Δ}).
+  const auto n = static_cast<std::int64_t>(period_);
+  const double pos = epsilon / interval - static_cast<double>(first_index);
+  std::int64_t j0 = 0;
+  if (pos >= 0) {
+    if (pos >= static_cast<double>(n)) return 0;
+    j0 = static_cast<std::int64_t>(std::floor(pos)) + 1;
+  }
+  if (j0 >= n) return 0;
+  const double l0 = static_cast<double>(first_index + j0) * interval;
+  const double c = std::exp(epsilon - l0);
+  const auto m = static_cast<double>(n - j0);
+  const double tail = std::exp(-interval * m);  // e^{−ΔM}
+  double sum = 0;
+  for (std::size_t i = 0; i < freq_.size(); ++i) {
+    const std::uint64_t k = freq_[i];
+    std::complex<double> a_minus_b;
+    if (k == 0) {
+      a_minus_b = m - c * (-std::expm1(-interval * m)) / (-std::expm1(-interval));
+    } else {
+      const auto turn = (k * static_cast<std::uint64_t>(j0)) % static_cast<std::uint64_t>(n);
+      const double phi = 2 * std::numbers::pi * static_cast<double>(turn) / static_cast<double>(n);
+      const double sh = std::sin(phi / 2), ch = std::cos(phi / 2);
+      const std::complex<double> e0m1(-2 * sh * sh, 2 * sh * ch);  // e^{iφ} − 1
+      const std::complex<double> e0 = e0m1 + 1.0;
+      a_minus_b = e0m1 / one_minus_rot_[i] - c * (e0 - tail) / one_minus_damped_[i];
+    }
+    sum += (coef_[i] * a_minus_b).real();
+  }
+  return std::max(sum, 0.0);
+}
+
 double ComposedLoss::grid_delta(double epsilon) const {
+  if (period_ > 0) return spectral_delta(epsilon);
   if (mass.empty()) return 0;
   // Terms with l_i > ε: i ≥ first i with l_i > ε.
   const double pos = epsilon / interval - static_cast<double>(first_index);
@@ -510,8 +733,19 @@ double ComposedLoss::grid_delta(double epsilon) const {
   return std::max(0.0, tail_p_[i] - std::exp(epsilon - l_i) * tail_q_[i]);
 }
 
-double ComposedLoss::grid_epsilon(double d) const {
+double ComposedLoss::grid_epsilon(double d, bool upper_side) const {
   if (!(d > 0)) return kInf;
+  if (period_ > 0) {
+    // Bisection on the continuous, nonincreasing profile.
+    double hi = static_cast<double>(first_index + static_cast<std::int64_t>(period_)) * interval;
+    double lo = std::min(static_cast<double>(first_index) * interval, 0.0) - 1;
+    if (spectral_delta(lo) <= d) return upper_side ? lo : -kInf;
+    for (int it = 0; it < 200 && hi - lo > 1e-13 * std::max(1.0, std::abs(hi)); ++it) {
+      const double mid = lo + (hi - lo) / 2;
+      (spectral_delta(mid) <= d ? hi : lo) = mid;
+    }
+    return upper_side ? hi : lo;
+  }
   const std::size_t n = mass.size();
   if (n == 0) return -kInf;
   // g(i) = δ at ε = l_i: terms j > i. Nonincreasing in i; g(n−1) = 0.
@@ -570,7 +804,7 @@ double ComposedLoss::epsilon_upper(double delta) const {
   if (releases == 0) return 0;
   const double d =
       delta / (1 + summation_factor(mass.size())) - infinite_mass - alias_above - roundoff;
-  return std::max(0.0, grid_epsilon(d));
+  return std::max(0.0, grid_epsilon(d, true));
 }
 
 double ComposedLoss::epsilon_lower(double delta) const {
@@ -579,7 +813,7 @@ double ComposedLoss::epsilon_lower(double delta) const {
   for (double f : kEtaFractions) {
     const double eta = f * delta;
     const double d = (delta + eta + alias_below + roundoff) / (1 - summation_factor(mass.size()));
-    best = std::max(best, grid_epsilon(d) - deviation(eta));
+    best = std::max(best, grid_epsilon(d, false) - deviation(eta));
   }
   return best;
 }
@@ -636,6 +870,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
 
   double interval = options.interval > 0 ? options.interval : 1e-3;
   bool have = false;
+  double floor = 0;  // δ error terms that do not shrink with Δ
   for (int round = 0;; ++round) {
     Interval now;
     try {
@@ -651,8 +886,10 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       if (add.valid()) done.push_back(add.get());
       double lo = 0, up = 0;
       std::size_t grid = 0;
+      floor = 0;
       for (const ComposedLoss& c : done) {
-        grid = std::max(grid, c.mass.size());
+        floor = std::max(floor, c.infinite_mass + c.alias_above + c.alias_below + 2 * c.roundoff);
+        grid = std::max(grid, c.grid_points());
         if (query == Query::epsilon) {
           lo = std::max(lo, c.epsilon_lower(value));
           up = std::max(up, c.epsilon_upper(value));
@@ -672,11 +909,21 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       result.notes.push_back("pld: grid size limit reached before the interval width target");
       return result;
     }
+    const double previous_width = have ? result.upper - result.lower : kInf;
     result = now;
     have = true;
     const double width = result.upper - result.lower;
     const double target = options.tolerance * result.upper;
     if (options.tolerance <= 0 || width <= target) return result;
+    if (width > 0.75 * previous_width || (query == Query::delta && floor >= 0.5 * target)) {
+      // A finer grid no longer helps: the width comes from the terms that do
+      // not shrink with Δ (round-off, truncated tails, window), e.g. a δ far
+      // below 1e-10.
+      result.converged = false;
+      result.notes.push_back(
+          "pld: interval width limited by round-off and truncation terms, not by the grid");
+      return result;
+    }
     if (!std::isfinite(result.upper)) {
       result.converged = false;
       result.notes.push_back("pld: upper bound is infinite at this delta");
@@ -686,9 +933,6 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
     // a little less than linearly on coarse grids): aim at 70% of the target;
     // shrink Δ by at least 1/4 and at most 1024-fold per round.
     const double ratio = target / width;
-    if (std::getenv("PLD_DEBUG"))
-      std::fprintf(stderr, "round %d D %g [%g, %g] width %g\n", round, interval, result.lower,
-                   result.upper, width);
     interval *= std::clamp(0.7 * ratio, 1.0 / 1024, 0.75);
   }
 }

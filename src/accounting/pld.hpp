@@ -8,6 +8,7 @@
 // (Koskela, Jälkö & Honkela 2020). Everything here works on one grid of loss
 // values l_k = kΔ and returns a sound interval [lower, upper] around the exact
 // ε(δ) (or δ(ε)); see pld.cpp for the discretisation and its error terms.
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -76,8 +77,18 @@ class ComposedLoss {
 
   /// Profile of the discrete distribution itself: Σ mass_i (1 − e^{ε − l_i})₊.
   double grid_delta(double epsilon) const;
-  /// Smallest ε ≥ −∞ with grid_delta(ε) ≤ d (exact between grid points); +∞ if d ≤ 0.
-  double grid_epsilon(double d) const;
+  /// ε where grid_delta crosses d (exact between grid points in the array form;
+  /// by bisection, rounded to the side asked for, in the spectral form); +∞ if d ≤ 0.
+  double grid_epsilon(double d, bool upper_side = true) const;
+
+  /// The spectral form: y_j = Σ_i Re(coefficients_i e^{2πi k_i j/N}) on the
+  /// window j = 0 … N−1, used when few Fourier coefficients are not negligible.
+  static ComposedLoss spectral(double interval, std::int64_t first_index, std::size_t period,
+                               std::vector<std::size_t> frequencies,
+                               std::vector<std::complex<double>> coefficients);
+  bool is_spectral() const { return period_ > 0; }
+  /// Number of grid points of the window.
+  std::size_t grid_points() const { return period_ > 0 ? period_ : mass.size(); }
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;
@@ -87,6 +98,10 @@ class ComposedLoss {
  private:
   /// Deviation t with P(Σ(Y − X) > t) ≤ eta (Bernstein plus the bias).
   double deviation(double eta) const;
+  double spectral_delta(double epsilon) const;
+  std::size_t period_ = 0;
+  std::vector<std::size_t> freq_;
+  std::vector<std::complex<double>> coef_, one_minus_rot_, one_minus_damped_;
   std::vector<double> tail_p_;  ///< Σ_{j ≥ i} mass_j
   std::vector<double> tail_q_;  ///< Σ_{j ≥ i} mass_j e^{l_i − l_j}
 };
