@@ -418,11 +418,24 @@ std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::
 std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::size_t n,
                                                    double bound_log) {
   const std::size_t h = n / 2 + 1;
-  const std::size_t limit = std::max<std::size_t>(256, n / 64);
+  std::size_t widest = 1;
+  for (const auto& x : prep.losses) widest = std::max(widest, x.mass.size());
+  // Direct sums cost (#candidates)·(release size): keep that below ~2e8.
+  const std::size_t limit = std::min(n / 64, std::max<std::size_t>(256, 200'000'000 / widest));
   struct Coarse {
-    std::vector<std::complex<double>> spectrum;
+    std::vector<double> modulus;
     std::size_t m;
     double rho, spread, t;
+    /// Bound on |X(2πk/n)| from the nearest coarse frequency.
+    double bound(std::size_t k, std::size_t n_fine) const {
+      const double exact =
+          static_cast<double>(k) * static_cast<double>(m) / static_cast<double>(n_fine);
+      const auto near = static_cast<std::size_t>(std::llround(exact));
+      const std::size_t idx = near <= m / 2 ? near : m - near;  // conjugate mirror
+      const double dist = 2 * std::numbers::pi * std::abs(exact - static_cast<double>(near)) /
+                          static_cast<double>(m);
+      return modulus[idx] + rho + dist * spread;
+    }
   };
   std::vector<Coarse> coarse;
   for (std::size_t c = 0; c < prep.losses.size(); ++c) {
@@ -438,46 +451,53 @@ std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::si
     double spread = 0;
     for (std::size_t j = 0; j < x.size(); ++j)
       spread += x[j] * std::abs(static_cast<double>(j) - mean);
-    coarse.push_back({fft::forward(x, m), m, fft_gamma(m) * norm1 + 4 * kU,
+    const auto spectrum = fft::forward(x, m);
+    std::vector<double> modulus(spectrum.size());
+    for (std::size_t i = 0; i < spectrum.size(); ++i) modulus[i] = std::abs(spectrum[i]);
+    coarse.push_back({std::move(modulus), m, fft_gamma(m) * norm1 + 4 * kU,
                       spread * (1 + 1e-9) + 1e-12, prep.counts[c]});
   }
-  for (Coarse& cs : coarse)  // keep only the moduli
-    for (auto& v : cs.spectrum) v = std::abs(v);
-  // One release: compare with e^{bound_log / T} instead of taking logarithms.
-  const double single = coarse.size() == 1 ? std::exp(bound_log / coarse[0].t) : 0;
-  std::vector<std::size_t> out;
-  for (std::size_t k = 0; k < h; ++k) {
-    if (coarse.size() == 1) {
-      const Coarse& cs = coarse[0];
-      const double exact =
-          static_cast<double>(k) * static_cast<double>(cs.m) / static_cast<double>(n);
-      const auto near = static_cast<std::size_t>(std::llround(exact));
-      const std::size_t idx = near <= cs.m / 2 ? near : cs.m - near;
-      const double dist = 2 * std::numbers::pi * std::abs(exact - static_cast<double>(near)) /
-                          static_cast<double>(cs.m);
-      if (cs.spectrum[idx].real() + cs.rho + dist * cs.spread >= single) {
-        out.push_back(k);
-        if (out.size() > limit) return std::nullopt;
+  // Every survivor k has T_c·log|X_ck| ≥ bound_log for each c (all terms are
+  // ≤ 0). For the release with the fewest, list the fine k of each coarse bin
+  // whose worst-case bound (at the bin edge) reaches e^{bound_log/T_c}.
+  std::vector<std::size_t> best;
+  bool have_best = false;
+  for (const Coarse& cs : coarse) {
+    const double threshold = std::exp(bound_log / cs.t);
+    const double edge = std::numbers::pi / static_cast<double>(cs.m) * cs.spread;
+    std::vector<std::size_t> list;
+    for (std::size_t bin = 0; bin <= cs.m / 2; ++bin) {
+      if (cs.modulus[bin] + cs.rho + edge < threshold) continue;
+      // Fine k whose nearest coarse frequency is `bin`.
+      const double lo =
+          (static_cast<double>(bin) - 0.5) * static_cast<double>(n) / static_cast<double>(cs.m);
+      const double hi =
+          (static_cast<double>(bin) + 0.5) * static_cast<double>(n) / static_cast<double>(cs.m);
+      const auto k_lo = static_cast<std::size_t>(std::max(0.0, std::floor(lo)));
+      const auto k_hi = std::min(h - 1, static_cast<std::size_t>(std::ceil(hi)));
+      for (std::size_t k = k_lo; k <= k_hi; ++k) {
+        if (!list.empty() && k <= list.back()) continue;
+        if (cs.bound(k, n) >= threshold) list.push_back(k);
       }
-      continue;
+      if (have_best && list.size() >= best.size()) break;
+      if (list.size() > 4 * limit) break;
     }
-    double log_bound = 0;
-    for (const Coarse& cs : coarse) {
-      const double exact =
-          static_cast<double>(k) * static_cast<double>(cs.m) / static_cast<double>(n);
-      const auto near = static_cast<std::size_t>(std::llround(exact));
-      const std::size_t idx = near <= cs.m / 2 ? near : cs.m - near;  // conjugate mirror
-      const double dist = 2 * std::numbers::pi * std::abs(exact - static_cast<double>(near)) /
-                          static_cast<double>(cs.m);
-      const double bound = cs.spectrum[idx].real() + cs.rho + dist * cs.spread;
-      if (bound < 1) log_bound += cs.t * std::log(bound);
-      if (log_bound < bound_log) break;
-    }
-    if (log_bound >= bound_log) {
-      out.push_back(k);
-      if (out.size() > limit) return std::nullopt;
+    if (!have_best || list.size() < best.size()) {
+      best = std::move(list);
+      have_best = true;
     }
   }
+  if (best.size() > 4 * limit) return std::nullopt;
+  std::vector<std::size_t> out;
+  for (std::size_t k : best) {
+    double log_bound = 0;
+    for (const Coarse& cs : coarse) {
+      const double bound = cs.bound(k, n);
+      if (bound < 1) log_bound += cs.t * std::log(bound);
+    }
+    if (log_bound >= bound_log) out.push_back(k);
+  }
+  if (out.size() > limit) return std::nullopt;
   return out;
 }
 
@@ -497,7 +517,10 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   if (std::isfinite(b) && b / interval < static_cast<double>(prep.last))
     k_b = static_cast<std::int64_t>(std::ceil(b / interval));
   k_b = std::max(k_b, k_a);
-  if (static_cast<double>(k_b - k_a) + 1 > static_cast<double>(max_grid))
+  // The window may exceed max_grid when only a few Fourier coefficients are
+  // needed (spectral form, no array of the window); 2^32 keeps the integer
+  // phase reductions k·j mod N exact in 64 bits.
+  if (static_cast<double>(k_b - k_a) + 1 > 4294967296.0)
     throw GridTooLarge("pld: composed grid exceeds the limit");
   const std::size_t n = fft::good_size(static_cast<std::size_t>(k_b - k_a + 1));
 
@@ -522,6 +545,7 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   // Many compositions leave few coefficients: compute only those (directly);
   // otherwise one full forward transform per release.
   const auto cand = candidates(prep, n, kNegligible);
+  if (!cand && n > max_grid) throw GridTooLarge("pld: composed grid exceeds the limit");
   for (std::size_t c = 0; c < prep.losses.size(); ++c) {
     const auto& x = prep.losses[c];
     const double t = prep.counts[c];
@@ -576,7 +600,7 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   // starts at k_a, so y_j (loss (k_a + j)Δ) is circular position j + shift.
   const std::int64_t shift = (((k_a - prep.first) % nn) + nn) % nn;
   ComposedLoss out;
-  if (alive.size() * 32 <= n) {
+  if (alive.size() * 32 <= n || n > max_grid) {
     // Few coefficients left (many compositions): keep the spectrum and read δ
     // from it directly, y_j = Σ_k Re(c_k e^{2πi kj/N}) with
     // c_k = w_k Z_k e^{2πi k·shift/N} / N — no inverse transform.
@@ -870,7 +894,8 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
 
   double interval = options.interval > 0 ? options.interval : 1e-3;
   bool have = false;
-  double floor = 0;  // δ error terms that do not shrink with Δ
+  double floor = 0;    // δ error terms that do not shrink with Δ
+  double shifted = 0;  // δ query: upper δ at ε·(1 + tolerance)
   for (int round = 0;; ++round) {
     Interval now;
     try {
@@ -887,6 +912,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       double lo = 0, up = 0;
       std::size_t grid = 0;
       floor = 0;
+      shifted = 0;
       for (const ComposedLoss& c : done) {
         floor = std::max(floor, c.infinite_mass + c.alias_above + c.alias_below + 2 * c.roundoff);
         grid = std::max(grid, c.grid_points());
@@ -896,6 +922,9 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
         } else {
           lo = std::max(lo, c.delta_lower(value));
           up = std::max(up, c.delta_upper(value));
+          // δ at ε(1 + tolerance): what an ε interval of the target width means for δ.
+          const double tol = std::max(options.tolerance, 0.0);
+          shifted = std::max(shifted, c.delta_upper(value > 0 ? value * (1 + tol) : tol));
         }
       }
       now.lower = std::min(lo, up);
@@ -912,8 +941,18 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
     const double previous_width = have ? result.upper - result.lower : kInf;
     result = now;
     have = true;
+    if (!std::isfinite(result.upper)) {
+      result.converged = false;
+      result.notes.push_back(
+          "pld: delta is below the round-off and truncation floor of the accountant; "
+          "no finite upper bound on epsilon");
+      return result;
+    }
     const double width = result.upper - result.lower;
-    const double target = options.tolerance * result.upper;
+    // ε: relative width. δ: the width an ε interval of that relative width
+    // gives (δ(ε) − δ(ε(1 + tolerance))), or the relative width if larger.
+    double target = options.tolerance * result.upper;
+    if (query == Query::delta) target = std::max(target, result.upper - shifted);
     if (options.tolerance <= 0 || width <= target) return result;
     if (width > 0.75 * previous_width || (query == Query::delta && floor >= 0.5 * target)) {
       // A finer grid no longer helps: the width comes from the terms that do
@@ -922,11 +961,6 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       result.converged = false;
       result.notes.push_back(
           "pld: interval width limited by round-off and truncation terms, not by the grid");
-      return result;
-    }
-    if (!std::isfinite(result.upper)) {
-      result.converged = false;
-      result.notes.push_back("pld: upper bound is infinite at this delta");
       return result;
     }
     // The width is close to proportional to Δ (the coupling term (3) dominates,

@@ -119,7 +119,10 @@ std::size_t grid_size(std::span<const Component> components, Direction d, double
 struct Options {
   double interval = 0;      ///< first Δ; 0 = automatic
   double tolerance = 1e-3;  ///< target (upper − lower) / upper; ≤ 0: no refinement
-  std::size_t max_grid = std::size_t{1} << 23;  ///< largest composed grid
+  /// Largest grid held in memory: one release, and the composed window when it
+  /// has to be transformed as a whole (after many compositions only a few
+  /// Fourier coefficients are kept and the window may be larger).
+  std::size_t max_grid = std::size_t{1} << 23;
 };
 
 struct Interval {
