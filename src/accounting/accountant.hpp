@@ -53,6 +53,11 @@ struct AccountantOptions {
   RdpConversion conversion = RdpConversion::improved;
   /// Theorem used by the "composition" accountant.
   CompositionMethod composition = CompositionMethod::optimal;
+  /// PLD: first discretisation interval Δ of the loss grid; 0 = automatic.
+  double pld_interval = 0;
+  /// PLD: refine the grid until (upper − lower) ≤ pld_tolerance · upper for
+  /// the ε (or δ) interval; ≤ 0 = keep the first grid.
+  double pld_tolerance = 1e-3;
 };
 
 class Accountant {

@@ -3,6 +3,7 @@
 #include "accounting/accountant.hpp"
 #include "accounting/composition_accountant.hpp"
 #include "accounting/gdp_accountant.hpp"
+#include "accounting/pld_accountant.hpp"
 #include "accounting/rdp_accountant.hpp"
 
 namespace dpb {
@@ -21,6 +22,8 @@ const std::vector<AccountantInfo>& accountants() {
        [](const AccountantOptions& o) { return std::make_unique<GdpAccountant>(o); }},
       {"composition", "(epsilon, delta) composition theorems: basic, advanced, optimal",
        [](const AccountantOptions& o) { return std::make_unique<CompositionAccountant>(o); }},
+      {"pld", "privacy loss distributions: tight epsilon interval [lower, upper] by FFT",
+       [](const AccountantOptions& o) { return std::make_unique<PldAccountant>(o); }},
   };
   return all;
 }

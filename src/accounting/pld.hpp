@@ -1,0 +1,145 @@
+#pragma once
+// Tight (ε, δ) accounting with privacy loss distributions (SPEC §7).
+//
+// A privacy loss distribution (PLD) of a pair (P, Q) is the law of
+// X = log(dP/dQ)(z), z ∼ P; its privacy profile is
+//   δ(ε) = E[(1 − e^{ε − X})₊]                                  (Meiser & Mohammadi 2018)
+// and composing mechanisms adds independent losses, so PLDs convolve
+// (Koskela, Jälkö & Honkela 2020). Everything here works on one grid of loss
+// values l_k = kΔ and returns a sound interval [lower, upper] around the exact
+// ε(δ) (or δ(ε)); see pld.cpp for the discretisation and its error terms.
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dpb::pld {
+
+/// One release of a base mechanism (sensitivity 1), optionally Poisson-subsampled.
+struct Mechanism {
+  enum class Kind { gaussian, laplace };
+  Kind kind = Kind::gaussian;
+  double parameter = 1;  ///< Gaussian noise multiplier σ, or Laplace scale b
+  double sampling = 1;   ///< Poisson sampling probability q ∈ (0, 1]
+  bool operator==(const Mechanism&) const = default;
+};
+
+/// `count` independent repetitions of `mechanism`.
+struct Component {
+  Mechanism mechanism;
+  std::int64_t count = 1;
+};
+
+/// Add/remove neighbours: remove compares P = (1−q)μ0 + qμ1 with Q = μ0;
+/// add swaps them (SPEC §7).
+enum class Direction { remove, add };
+
+/// Connect-the-dots discretisation of one release on the grid kΔ
+/// (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022): the P-mass of every
+/// bucket (kΔ, (k+1)Δ] is split between its two end points so that both its
+/// P-mass and its Q-mass are kept. The result dominates the true pair (its
+/// profile interpolates the true one at the grid points, linearly in e^ε,
+/// and the true profile is convex in e^ε).
+struct DiscreteLoss {
+  double interval = 0;           ///< Δ
+  std::int64_t first_index = 0;  ///< mass[i] sits at loss (first_index + i)·Δ
+  std::vector<double> mass;      ///< P-mass of the in-range part
+  double dropped_mass = 0;       ///< P-mass of the truncated tails
+  double split_variance = 0;     ///< Σ_buckets p·w̄(1−w̄), w̄ = share sent up (see pld.cpp)
+};
+
+/// Discretises one release. `tail_mass` bounds the P-mass cut off at each end.
+DiscreteLoss discretise(const Mechanism& m, Direction d, double interval, double tail_mass);
+
+/// Exact privacy profile of one release in one direction, by the same CDFs
+/// (for tests and for the q = 1 closed forms).
+double exact_delta(const Mechanism& m, Direction d, double epsilon);
+
+/// The composed, discretised loss of one direction and the error terms that
+/// turn its profile into sound bounds on the true one.
+class ComposedLoss {
+ public:
+  ComposedLoss() = default;
+  ComposedLoss(double interval, std::int64_t first_index, std::vector<double> mass);
+
+  double interval = 0;
+  std::int64_t first_index = 0;
+  std::vector<double> mass;  ///< composed P-mass at (first_index + i)·Δ, clamped ≥ 0
+  double infinite_mass = 0;  ///< composed P-mass at +∞ (truncated tails)
+  double alias_above = 0;    ///< bound on the mass that wrapped down from above the window
+  double alias_below = 0;    ///< bound on the mass that wrapped up from below the window
+  double roundoff = 0;       ///< bound on Σ|FFT round-off| over the array
+  double bias = 0;      ///< Σ_steps of the largest conditional mean of Y − X (≤ Δ²/8 each)
+  double variance = 0;  ///< Σ_steps Var(W), W the zero-mean part of Y − X
+  std::size_t releases = 0;  ///< number of composed releases (0: identity)
+
+  /// Profile of the discrete distribution itself: Σ mass_i (1 − e^{ε − l_i})₊.
+  double grid_delta(double epsilon) const;
+  /// ε where grid_delta crosses d (exact between grid points in the array form;
+  /// by bisection, rounded to the side asked for, in the spectral form); +∞ if d ≤ 0.
+  double grid_epsilon(double d, bool upper_side = true) const;
+
+  /// The spectral form: y_j = Σ_i Re(coefficients_i e^{2πi k_i j/N}) on the
+  /// window j = 0 … N−1, used when few Fourier coefficients are not negligible.
+  static ComposedLoss spectral(double interval, std::int64_t first_index, std::size_t period,
+                               std::vector<std::size_t> frequencies,
+                               std::vector<std::complex<double>> coefficients);
+  bool is_spectral() const { return period_ > 0; }
+  /// Number of grid points of the window.
+  std::size_t grid_points() const { return period_ > 0 ? period_ : mass.size(); }
+
+  double delta_upper(double epsilon) const;
+  double delta_lower(double epsilon) const;
+  double epsilon_upper(double delta) const;
+  double epsilon_lower(double delta) const;
+
+ private:
+  /// Deviation t with P(Σ(Y − X) > t) ≤ eta (Bernstein plus the bias).
+  double deviation(double eta) const;
+  double spectral_delta(double epsilon) const;
+  std::size_t period_ = 0;
+  std::vector<std::size_t> freq_;
+  std::vector<std::complex<double>> coef_, one_minus_rot_, one_minus_damped_;
+  std::vector<double> tail_p_;  ///< Σ_{j ≥ i} mass_j
+  std::vector<double> tail_q_;  ///< Σ_{j ≥ i} mass_j e^{l_i − l_j}
+};
+
+/// Composes all components in direction d on the grid Δ: one forward FFT per
+/// component, Π X_c^{count_c} pointwise, one inverse FFT. The window is chosen
+/// by Chernoff bounds so that at most `window_tail` mass wraps from each side.
+ComposedLoss compose(std::span<const Component> components, Direction d, double interval,
+                     double tail_mass, double window_tail);
+
+/// Number of grid points compose() would use (without computing it).
+std::size_t grid_size(std::span<const Component> components, Direction d, double interval,
+                      double tail_mass, double window_tail);
+
+struct Options {
+  double interval = 0;      ///< first Δ; 0 = automatic
+  double tolerance = 1e-3;  ///< target (upper − lower) / upper; ≤ 0: no refinement
+  /// Largest grid held in memory: one release, and the composed window when it
+  /// has to be transformed as a whole (after many compositions only a few
+  /// Fourier coefficients are kept and the window may be larger).
+  std::size_t max_grid = std::size_t{1} << 23;
+};
+
+struct Interval {
+  double lower = 0;
+  double upper = 0;
+  double interval = 0;    ///< Δ of the final grid
+  std::size_t grid = 0;   ///< composed grid size of the final grid
+  int refinements = 0;    ///< grids tried
+  bool converged = true;  ///< width target met
+  std::vector<std::string> notes;
+};
+
+/// [lower, upper] around ε(δ) of the composition, max over both directions.
+Interval epsilon_interval(std::span<const Component> components, double delta,
+                          const Options& options);
+/// [lower, upper] around δ(ε).
+Interval delta_interval(std::span<const Component> components, double epsilon,
+                        const Options& options);
+
+}  // namespace dpb::pld

@@ -1,0 +1,32 @@
+#pragma once
+#include <vector>
+
+#include "accounting/accountant.hpp"
+#include "accounting/pld.hpp"
+
+namespace dpb {
+
+/// Tight accountant with privacy loss distributions (SPEC §7): keeps the
+/// composed releases and, on each query, discretises, composes by FFT and
+/// reports ε (or δ) as a sound interval, refining the grid until the interval
+/// is narrower than `pld_tolerance` relative to its upper end.
+class PldAccountant final : public Accountant {
+ public:
+  explicit PldAccountant(const AccountantOptions& options);
+  std::string_view name() const override { return "pld"; }
+  std::optional<std::string> unsupported_reason(const DpEvent& event) const override;
+  void compose(const DpEvent& event, std::int64_t count = 1) override;
+  Guarantee epsilon(double delta) const override;
+  Guarantee delta(double epsilon) const override;
+
+  const std::vector<pld::Component>& components() const { return components_; }
+
+ private:
+  void add(const DpEvent& event, std::int64_t count);
+  Guarantee make_guarantee(const pld::Interval& interval) const;
+
+  pld::Options options_;
+  std::vector<pld::Component> components_;
+};
+
+}  // namespace dpb
