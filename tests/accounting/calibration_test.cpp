@@ -1,0 +1,154 @@
+// Calibration (SPEC §8) against shared/reference/calibration.csv and the
+// round-trip properties the solvers promise.
+#include "accounting/calibration.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "accounting/errors.hpp"
+#include "reference.hpp"
+
+using namespace dpb;
+
+namespace {
+
+/// dp_accounting's DEFAULT_RDP_ORDERS (shared/reference/orders.md).
+std::vector<double> dpa_orders() {
+  std::vector<double> o;
+  for (int x = 1; x <= 99; ++x) o.push_back(1 + x / 10.0);
+  for (int a = 11; a <= 63; ++a) o.push_back(a);
+  for (double a : {128, 256, 512, 1024}) o.push_back(a);
+  return o;
+}
+
+/// Opacus' DEFAULT_ALPHAS (11 is missing).
+std::vector<double> opacus_orders() {
+  std::vector<double> o;
+  for (int x = 1; x <= 99; ++x) o.push_back(1 + x / 10.0);
+  for (int a = 12; a <= 63; ++a) o.push_back(a);
+  return o;
+}
+
+EpsilonOracle rdp_oracle(std::vector<double> orders, double delta) {
+  AccountantOptions options;
+  options.orders = std::move(orders);
+  return {"rdp", options, delta};
+}
+
+double eps_at(const EpsilonOracle& oracle, double q, double sigma, std::int64_t steps) {
+  return oracle(*make_dp_sgd(q, sigma, steps)).epsilon;
+}
+
+}  // namespace
+
+TEST_CASE("smallest sigma agrees with dp_accounting and Opacus (calibration.csv)") {
+  for (const auto& row : test::read_reference_csv("calibration.csv")) {
+    const double target = std::stod(row.at("target_epsilon"));
+    const double delta = std::stod(row.at("delta"));
+    const double q = std::stod(row.at("q"));
+    const auto steps = std::stoll(row.at("steps"));
+    CAPTURE(target);
+    CAPTURE(q);
+    CAPTURE(steps);
+    auto event_of = [&](double s) { return make_dp_sgd(q, s, steps); };
+    if (!row.at("sigma_dpa_rdp_tight").empty()) {
+      // dp_accounting bounds fractional orders from above, so its threshold is
+      // at or above the exact one, and close to it.
+      const double dpa = std::stod(row.at("sigma_dpa_rdp_tight"));
+      const auto s =
+          smallest_noise_multiplier(event_of, rdp_oracle(dpa_orders(), delta), target, 1e-9, 1e4);
+      CHECK(s.noise_multiplier <= dpa * (1 + 2e-9));
+      CHECK(s.noise_multiplier >= dpa * (1 - 5e-4));
+      CHECK(s.guarantee.epsilon <= target);
+    }
+    // Opacus bisects to 0.01 in ε on the safe side: its σ is above the
+    // threshold of its own orders; ours is within our tolerance of it.
+    const double opacus = std::stod(row.at("sigma_opacus"));
+    const double tol = 1e-4;
+    const auto s =
+        smallest_noise_multiplier(event_of, rdp_oracle(opacus_orders(), delta), target, tol, 1e4);
+    CHECK(s.noise_multiplier <= opacus * (1 + tol));
+    CHECK(s.noise_multiplier >= opacus * (1 - 0.02));
+  }
+}
+
+TEST_CASE("sigma round trip: eps(sigma*) <= target < eps(sigma* (1 - 2 tol))") {
+  const auto oracle = rdp_oracle({}, 1e-5);
+  for (double q : {0.001, 0.01, 0.1})
+    for (std::int64_t steps : {10, 1000, 100000})
+      for (double target : {0.3, 1.0, 8.0}) {
+        for (double tol : {1e-2, 1e-4}) {
+          CAPTURE(q);
+          CAPTURE(steps);
+          CAPTURE(target);
+          auto event_of = [&](double s) { return make_dp_sgd(q, s, steps); };
+          const auto s = smallest_noise_multiplier(event_of, oracle, target, tol, 1e4);
+          const double sigma = s.noise_multiplier;
+          CHECK(eps_at(oracle, q, sigma, steps) <= target);
+          CHECK(s.guarantee.epsilon == eps_at(oracle, q, sigma, steps));
+          CHECK(eps_at(oracle, q, sigma * (1 - 2 * tol), steps) > target);
+        }
+      }
+}
+
+TEST_CASE("no sigma below the bound meets an unreachable target") {
+  const auto oracle = rdp_oracle({}, 1e-5);
+  auto event_of = [](double s) { return make_dp_sgd(0.5, s, 100000); };
+  CHECK_THROWS_AS(smallest_noise_multiplier(event_of, oracle, 0.01, 1e-4, 10), NoSolution);
+}
+
+TEST_CASE("largest steps: eps(T*) <= target < eps(T* + 1), closed form or search alike") {
+  for (auto conversion : {RdpConversion::improved, RdpConversion::classic}) {
+    AccountantOptions options;
+    options.conversion = conversion;
+    const EpsilonOracle oracle{"rdp", options, 1e-5};
+    for (double q : {0.004, 0.02})
+      for (double sigma : {0.8, 1.1, 3.0})
+        for (double target : {0.5, 2.0, 8.0}) {
+          CAPTURE(q);
+          CAPTURE(sigma);
+          CAPTURE(target);
+          auto event_of = [&](std::int64_t n) { return make_dp_sgd(q, sigma, n); };
+          if (eps_at(oracle, q, sigma, 1) > target) {
+            CHECK_THROWS_AS(largest_count(event_of, oracle, target), NoSolution);
+            continue;
+          }
+          const auto c = largest_count(event_of, oracle, target);
+          CHECK(eps_at(oracle, q, sigma, c.count) <= target);
+          CHECK(eps_at(oracle, q, sigma, c.count + 1) > target);
+          // The same answer by pure bisection (no closed form).
+          const auto b = largest_integer(event_of, oracle, target, 1, c.count * 4 + 4);
+          CHECK(b.count == c.count);
+        }
+  }
+}
+
+TEST_CASE("largest steps with GDP (no closed form) and q = 0 (unbounded)") {
+  const EpsilonOracle gdp{"gdp", {}, 1e-5};
+  auto event_of = [](std::int64_t n) { return make_dp_sgd(0.01, 1.0, n); };
+  const auto c = largest_count(event_of, gdp, 2.0);
+  CHECK(gdp(*event_of(c.count)).epsilon <= 2.0);
+  CHECK(gdp(*event_of(c.count + 1)).epsilon > 2.0);
+  const EpsilonOracle rdp = rdp_oracle({}, 1e-5);
+  auto nothing = [](std::int64_t n) { return make_dp_sgd(0.0, 1.0, n); };
+  CHECK(largest_count(nothing, rdp, 1.0).count == kUnboundedCount);
+}
+
+TEST_CASE("largest sampling rate and batch size") {
+  const auto oracle = rdp_oracle({}, 1e-5);
+  auto event_of = [](double q) { return make_dp_sgd(q, 1.0, 10000); };
+  const double tol = 1e-4;
+  const auto r = largest_value(event_of, oracle, 4.0, 0.0, 1.0, tol);
+  CHECK(eps_at(oracle, r.value, 1.0, 10000) <= 4.0);
+  CHECK(eps_at(oracle, r.value * (1 + 2 * tol), 1.0, 10000) > 4.0);
+  // Batch size out of N = 60000 with T fixed: the integer neighbour above fails.
+  auto rate = [](std::int64_t b) { return static_cast<double>(b) / 60000.0; };
+  auto batch_event = [&](std::int64_t b) { return make_dp_sgd(rate(b), 1.0, 10000); };
+  const auto b = largest_integer(batch_event, oracle, 4.0, 1, 60000);
+  CHECK(eps_at(oracle, rate(b.count), 1.0, 10000) <= 4.0);
+  CHECK(eps_at(oracle, rate(b.count + 1), 1.0, 10000) > 4.0);
+  // And it agrees with the continuous answer.
+  CHECK(std::abs(rate(b.count) - r.value) <= 1.0 / 60000 + tol * r.value);
+}
