@@ -1,5 +1,6 @@
 #include "accounting/gaussian_mechanism.hpp"
 
+#include <algorithm>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <limits>
@@ -68,6 +69,23 @@ double gaussian_sigma_classic(double epsilon, double delta, double sensitivity) 
   check_open_delta(delta);
   check_sensitivity(sensitivity);
   return sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+}
+
+double grouped_noise_multiplier(const std::vector<double>& z) {
+  if (z.empty()) throw InvalidParameter("group_noise_multipliers", "needs at least one value");
+  double smallest = z.front();
+  for (double x : z) {
+    if (!(x > 0) || !std::isfinite(x))
+      throw InvalidParameter("group_noise_multipliers", "every value must be a finite number > 0");
+    smallest = std::min(smallest, x);
+  }
+  double sum = 0;  // Σ (z_min/z_m)² ∈ [1, M]
+  for (double x : z) sum += (smallest / x) * (smallest / x);
+  // A smaller σ means more privacy loss: step down past the rounding error
+  // (a few ulps from the sum, the division and the square root).
+  double result = smallest / std::sqrt(sum);
+  for (int i = 0; i < 4 && z.size() > 1; ++i) result = std::nextafter(result, 0.0);
+  return result;
 }
 
 }  // namespace dpb

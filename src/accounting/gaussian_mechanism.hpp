@@ -1,6 +1,8 @@
 #pragma once
 // The Gaussian mechanism as an (ε, δ) mechanism, SPEC §2.1: its exact privacy
 // profile and σ calibration. Pure functions; InvalidParameter on bad input.
+#include <vector>
+
 namespace dpb {
 
 /// Exact privacy profile of the Gaussian mechanism with noise standard
@@ -21,5 +23,12 @@ double gaussian_sigma_analytic(double epsilon, double delta, double sensitivity 
 /// Classic calibration (Dwork & Roth 2014, Theorem A.1): σ = Δ·√(2 ln(1.25/δ))/ε.
 /// Valid only for ε ∈ (0, 1): throws InvalidParameter("epsilon") for ε ≥ 1.
 double gaussian_sigma_classic(double epsilon, double delta, double sensitivity = 1);
+
+/// Per-layer (grouped) clipping: noise multipliers z_1..z_M on M parameter
+/// groups whose clipping norms split C² = Σ C_m² act as one Gaussian
+/// mechanism with z* = 1/√(Σ 1/z_m²) (each group's noise σ_m = z_m C_m; the
+/// worst-case sensitivity direction puts C_m on group m). Computed scaled by
+/// min z so that it neither overflows nor underflows.
+double grouped_noise_multiplier(const std::vector<double>& z);
 
 }  // namespace dpb

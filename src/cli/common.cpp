@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "accounting/gaussian_mechanism.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
 #include "report/number_format.hpp"
@@ -19,6 +20,19 @@ void add_dp_sgd_flags(CLI::App& app, DpSgdFlags& f) {
   app.add_option("--dataset-size", f.dataset_size, "N: records in the dataset (q = B/N)");
   app.add_option("--batch-size", f.batch_size, "B: expected batch size (q = B/N)");
   app.add_option("--epochs", f.epochs, "passes over the data: T = ceil(epochs * N / B)");
+  app.add_option("--sampling", f.sampling,
+                 "poisson (default; add/remove) | without-replacement (B of N; replace-one)");
+  app.add_option("--group-noise-multipliers", f.group_noise_multipliers,
+                 "per-layer clipping: z1,z2,... in place of --noise-multiplier; they act as "
+                 "z* = 1/sqrt(sum 1/z_m^2)");
+}
+
+EventPtr dp_sgd_event(const DpSgdRun& run) {
+  if (run.sampling == Sampling::without_replacement)
+    return make_self_composed(
+        run.steps, make_sampled_without_replacement(*run.dataset_size, *run.batch_size,
+                                                    make_gaussian(run.noise_multiplier)));
+  return make_dp_sgd(run.sampling_rate, run.noise_multiplier, run.steps);
 }
 
 namespace {
@@ -43,6 +57,20 @@ std::vector<double> reals(const char* flag, const std::vector<std::string>& t, c
   return parse_list(flag, t, d);
 }
 
+/// --sampling and --group-noise-multipliers, common to single runs and sweeps.
+void add_sampling_and_groups(const DpSgdFlags& f, DpSgdValues& v) {
+  v.sampling =
+      parse_choice("--sampling", f.sampling, {"poisson", "without-replacement"}) == "poisson"
+          ? Sampling::poisson
+          : Sampling::without_replacement;
+  if (f.group_noise_multipliers.empty()) return;
+  if (!f.noise_multiplier.empty())
+    throw UsageError("--group-noise-multipliers: give either it or --noise-multiplier, not both");
+  v.group_noise_multipliers =
+      parse_list("--group-noise-multipliers", f.group_noise_multipliers, kPositive);
+  v.noise_multiplier = grouped_noise_multiplier(v.group_noise_multipliers);
+}
+
 }  // namespace
 
 DpSgdValues single_values(const DpSgdFlags& f) {
@@ -59,6 +87,7 @@ DpSgdValues single_values(const DpSgdFlags& f) {
   v.steps = one<std::int64_t>("--steps", f.steps, count);
   v.dataset_size = one<std::int64_t>("--dataset-size", f.dataset_size, count);
   v.batch_size = one<std::int64_t>("--batch-size", f.batch_size, count);
+  add_sampling_and_groups(f, v);
   return v;
 }
 
@@ -84,6 +113,8 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
                                          [](const char* flag, const std::vector<std::string>& t) {
                                            return parse_integer_list(flag, t, 1);
                                          });
+  DpSgdValues common;
+  add_sampling_and_groups(f, common);
   std::vector<DpSgdValues> out;
   const double total = static_cast<double>(qs.size() * sigmas.size() * epochs.size() *
                                            steps.size() * batches.size());
@@ -93,11 +124,11 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
       for (const auto& s : sigmas)
         for (const auto& t : steps)
           for (const auto& e : epochs) {
-            DpSgdValues v;
+            DpSgdValues v = common;
             v.sampling_rate = q;
             v.batch_size = b;
             v.dataset_size = dataset;
-            v.noise_multiplier = s;
+            if (!v.noise_multiplier) v.noise_multiplier = s;
             v.steps = t;
             v.epochs = e;
             out.push_back(v);
@@ -123,6 +154,12 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, const ParamNames& n) {
   run.dataset_size = v.dataset_size;
   run.batch_size = v.batch_size;
   run.epochs = v.epochs;
+  run.sampling = v.sampling;
+  run.group_noise_multipliers = v.group_noise_multipliers;
+  if (v.sampling == Sampling::without_replacement &&
+      (!v.dataset_size || (!v.batch_size && unknown != Unknown::sampling_rate)))
+    throw UsageError(
+        "--sampling: without-replacement needs --dataset-size and --batch-size (B of N)");
 
   if (unknown == Unknown::noise_multiplier) {
     if (v.noise_multiplier)
@@ -184,14 +221,23 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, const ParamNames& n) {
 void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
   const bool epochs_given = run.epochs && unknown != Unknown::steps;
   if (unknown != Unknown::sampling_rate) in.add("sampling_rate", report::number(run.sampling_rate));
-  if (unknown != Unknown::noise_multiplier)
-    in.add("noise_multiplier", report::number(run.noise_multiplier));
+  if (unknown != Unknown::noise_multiplier) {
+    // z* of grouped multipliers is rounded down (smaller σ, more loss).
+    in.add("noise_multiplier",
+           report::number(run.noise_multiplier, run.group_noise_multipliers.empty()
+                                                    ? report::Rounding::nearest
+                                                    : report::Rounding::down));
+    if (!run.group_noise_multipliers.empty())
+      in.add("group_noise_multipliers", report::numbers(run.group_noise_multipliers));
+  }
   if (unknown != Unknown::steps && !(unknown == Unknown::sampling_rate && epochs_given))
     in.add("steps", report::integer(run.steps));
   if (run.dataset_size) in.add("dataset_size", report::integer(*run.dataset_size));
   if (run.batch_size && unknown != Unknown::sampling_rate)
     in.add("batch_size", report::integer(*run.batch_size));
   if (epochs_given) in.add("epochs", report::number(*run.epochs));
+  in.add("sampling",
+         report::text(run.sampling == Sampling::poisson ? "poisson" : "without_replacement"));
 }
 
 namespace {
@@ -293,7 +339,7 @@ report::Report guarantee_table(const std::string& command, const DpSgdRun& run,
   rep.command = command;
   add_inputs(rep.inputs, run);
   add_inputs(rep.inputs, choice);
-  const auto event = make_dp_sgd(run.sampling_rate, run.noise_multiplier, run.steps);
+  const auto event = dp_sgd_event(run);
   for (const auto& name : choice.names) {
     auto accountant = make_accountant(name, choice.options);
     accountant->compose(*event);

@@ -17,13 +17,23 @@ namespace dpb::cli {
 /// The DP-SGD run: q and T directly, or TF-Privacy style from N, B, epochs.
 /// Every flag may hold a list (for sweeps); single-run verbs take one value.
 struct DpSgdFlags {
-  std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs;
+  std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs,
+      group_noise_multipliers;
+  std::string sampling = "poisson";
+};
+
+/// How each step's batch is drawn.
+enum class Sampling {
+  poisson,              ///< each record with probability q (add/remove)
+  without_replacement,  ///< B of N records (replace-one)
 };
 
 /// One configuration's parameters as given (any may be missing).
 struct DpSgdValues {
   std::optional<double> sampling_rate, noise_multiplier, epochs;
   std::optional<std::int64_t> steps, dataset_size, batch_size;
+  Sampling sampling = Sampling::poisson;
+  std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
 };
 
 /// A complete run: q, σ and T, plus N, B, epochs when they were given.
@@ -33,7 +43,12 @@ struct DpSgdRun {
   std::int64_t steps = 0;
   std::optional<std::int64_t> dataset_size, batch_size;
   std::optional<double> epochs;
+  Sampling sampling = Sampling::poisson;
+  std::vector<double> group_noise_multipliers;
 };
+
+/// The run as a privacy event: T self-composed subsampled Gaussian steps.
+EventPtr dp_sgd_event(const DpSgdRun& run);
 
 /// The parameter a verb solves for (it must then not be given).
 enum class Unknown { none, noise_multiplier, steps, sampling_rate };

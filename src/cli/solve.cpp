@@ -33,15 +33,23 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
   switch (unknown) {
     case Unknown::noise_multiplier: {
       auto s = smallest_noise_multiplier(
-          [&](double sigma) { return make_dp_sgd(run.sampling_rate, sigma, run.steps); }, oracle,
-          target_epsilon, settings.tolerance, settings.max_sigma);
+          [&](double sigma) {
+            DpSgdRun candidate = run;
+            candidate.noise_multiplier = sigma;
+            return dp_sgd_event(candidate);
+          },
+          oracle, target_epsilon, settings.tolerance, settings.max_sigma);
       out.run.noise_multiplier = s.noise_multiplier;
       out.guarantee = std::move(s.guarantee);
       return out;
     }
     case Unknown::steps: {
       auto s = largest_count(
-          [&](std::int64_t n) { return make_dp_sgd(run.sampling_rate, run.noise_multiplier, n); },
+          [&](std::int64_t n) {
+            DpSgdRun candidate = run;
+            candidate.steps = n;
+            return dp_sgd_event(candidate);
+          },
           oracle, target_epsilon);
       out.run.steps = s.count;
       out.guarantee = std::move(s.guarantee);
@@ -61,8 +69,11 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
         };
         auto s = largest_integer(
             [&](std::int64_t b) {
-              return make_dp_sgd(static_cast<double>(b) / static_cast<double>(n),
-                                 run.noise_multiplier, steps_for(b));
+              DpSgdRun candidate = run;
+              candidate.batch_size = b;
+              candidate.sampling_rate = static_cast<double>(b) / static_cast<double>(n);
+              candidate.steps = steps_for(b);
+              return dp_sgd_event(candidate);
             },
             oracle, target_epsilon, 1, n);
         out.run.batch_size = s.count;
@@ -71,9 +82,13 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
         out.guarantee = std::move(s.guarantee);
         return out;
       }
-      auto s =
-          largest_value([&](double q) { return make_dp_sgd(q, run.noise_multiplier, run.steps); },
-                        oracle, target_epsilon, 0.0, 1.0, settings.tolerance);
+      auto s = largest_value(
+          [&](double q) {
+            DpSgdRun candidate = run;
+            candidate.sampling_rate = q;
+            return dp_sgd_event(candidate);
+          },
+          oracle, target_epsilon, 0.0, 1.0, settings.tolerance);
       out.run.sampling_rate = s.value;
       out.guarantee = std::move(s.guarantee);
       return out;

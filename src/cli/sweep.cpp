@@ -80,7 +80,7 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
   for (const auto& accountant : s.choice.names) {
     if (job.unknown == Unknown::none) {
       auto acc = make_accountant(accountant, s.choice.options);
-      acc->compose(*make_dp_sgd(job.run.sampling_rate, job.run.noise_multiplier, job.run.steps));
+      acc->compose(*dp_sgd_event(job.run));
       for (double delta : job.deltas) {
         const Guarantee g = acc->epsilon(delta);
         Row row;
