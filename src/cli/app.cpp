@@ -31,7 +31,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
 
   std::vector<Verb> verbs;
-  for (auto setup : {setup_epsilon, setup_delta}) {
+  for (auto setup : {setup_epsilon, setup_delta, setup_compose, setup_amplify, setup_gaussian,
+                     setup_laplace, setup_gdp, setup_tradeoff}) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);
   }

@@ -18,5 +18,11 @@ struct Verb {
 
 Verb setup_epsilon(CLI::App& app);
 Verb setup_delta(CLI::App& app);
+Verb setup_compose(CLI::App& app);
+Verb setup_amplify(CLI::App& app);
+Verb setup_gaussian(CLI::App& app);
+Verb setup_laplace(CLI::App& app);
+Verb setup_gdp(CLI::App& app);
+Verb setup_tradeoff(CLI::App& app);
 
 }  // namespace dpb::cli
