@@ -31,8 +31,21 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
 
   std::vector<Verb> verbs;
-  for (auto setup :
-       {setup_epsilon, setup_delta, setup_sigma, setup_steps, setup_sampling_rate, setup_sweep}) {
+  // One line per verb, in the order --help lists them.
+  for (auto setup : {
+           setup_epsilon,
+           setup_delta,
+           setup_sigma,
+           setup_steps,
+           setup_sampling_rate,
+           setup_sweep,
+           setup_compose,
+           setup_amplify,
+           setup_gaussian,
+           setup_laplace,
+           setup_gdp,
+           setup_tradeoff,
+       }) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);
   }

@@ -22,5 +22,11 @@ Verb setup_sigma(CLI::App& app);
 Verb setup_steps(CLI::App& app);
 Verb setup_sampling_rate(CLI::App& app);
 Verb setup_sweep(CLI::App& app);
+Verb setup_compose(CLI::App& app);
+Verb setup_amplify(CLI::App& app);
+Verb setup_gaussian(CLI::App& app);
+Verb setup_laplace(CLI::App& app);
+Verb setup_gdp(CLI::App& app);
+Verb setup_tradeoff(CLI::App& app);
 
 }  // namespace dpb::cli

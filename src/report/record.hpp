@@ -2,6 +2,7 @@
 // What a verb hands to a renderer: named cells, in order. A number carries the
 // direction it may be rounded in when shown with fewer digits, so that a
 // printed ε stays an upper bound and a printed largest q stays attainable.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -16,8 +17,12 @@ enum class Rounding {
   down,     ///< a largest allowed value (q, steps): never shown larger
 };
 
+/// A list of (x, y) pairs, e.g. the points of a trade-off curve: a JSON array
+/// of two-element arrays.
+using Pairs = std::vector<std::array<double, 2>>;
+
 struct Cell {
-  std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>> value;
+  std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>, Pairs> value;
   Rounding rounding = Rounding::nearest;
 };
 
@@ -25,6 +30,8 @@ inline Cell number(double v, Rounding r = Rounding::nearest) { return Cell{v, r}
 inline Cell integer(std::int64_t v) { return Cell{v, Rounding::nearest}; }
 inline Cell text(std::string v) { return Cell{std::move(v), Rounding::nearest}; }
 inline Cell numbers(std::vector<double> v) { return Cell{std::move(v), Rounding::nearest}; }
+/// `rounding` applies to the second number of each pair (x is an input).
+inline Cell pairs(Pairs v, Rounding r = Rounding::nearest) { return Cell{std::move(v), r}; }
 
 /// An ordered list of named cells: one row of a table, one JSON object.
 struct Record {

@@ -31,6 +31,10 @@ Json to_json(const Cell& cell) {
           Json a = Json::array();
           for (double x : v) a.push_back(json_number(x));
           return a;
+        } else if constexpr (std::is_same_v<T, Pairs>) {
+          Json a = Json::array();
+          for (const auto& [x, y] : v) a.push_back(Json::array({json_number(x), json_number(y)}));
+          return a;
         } else {
           return Json(v);
         }
@@ -57,6 +61,21 @@ std::string to_text(const Cell& cell, const TextStyle& style) {
           return std::to_string(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
           return v;
+        } else if constexpr (std::is_same_v<T, Pairs>) {
+          // "(x,y) (x,y) ...": x is an input, shown to nearest; y as the cell says.
+          auto show = [&](double x, Rounding r) {
+            return style.digits > 0 ? format_number(x, style.digits, r) : format_shortest(x);
+          };
+          std::string s;
+          for (const auto& [x, y] : v) {
+            if (!s.empty()) s += " ";
+            s += '(';
+            s += show(x, Rounding::nearest);
+            s += ',';
+            s += show(y, cell.rounding);
+            s += ')';
+          }
+          return s;
         } else {
           std::string s;
           for (double x : v) {

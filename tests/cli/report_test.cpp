@@ -89,3 +89,26 @@ TEST_CASE("CSV and JSON Lines") {
         "{\"accountant\":\"rdp\",\"epsilon\":\"inf\",\"order\":2.0}\n"
         "{\"accountant\":\"x,y\",\"epsilon\":1.5}\n");
 }
+
+TEST_CASE("pairs: a JSON array of [x, y] arrays, text (x,y) with y rounded as the cell says") {
+  Report r;
+  r.command = "tradeoff";
+  r.results.push_back(Record{}.add(
+      "points",
+      pairs({{0.0, 1.0}, {0.5, 0.123456789}, {1.0, std::numeric_limits<double>::infinity()}},
+            Rounding::down)));
+  std::ostringstream json;
+  render(r, Format::json, json);
+  const auto j = nlohmann::json::parse(json.str());
+  const auto& p = j["results"][0]["points"];
+  REQUIRE(p.size() == 3);
+  CHECK(p[0] == nlohmann::json::array({0.0, 1.0}));
+  CHECK(p[1][1] == 0.123456789);
+  CHECK(p[2][1] == "inf");
+  std::ostringstream text;
+  render(r, Format::text, text);
+  CHECK(text.str() == "points\n(0,1) (0.5,0.123456) (1,inf)\n");
+  std::ostringstream csv;
+  render(r, Format::csv, csv);
+  CHECK(csv.str() == "points\n\"(0,1) (0.5,0.123456789) (1,inf)\"\n");
+}

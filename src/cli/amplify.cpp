@@ -1,0 +1,92 @@
+// dpbudget amplify: privacy amplification by subsampling of an (ε, δ)-DP
+// mechanism (SPEC §5): Poisson sampling (add/remove) or sampling without
+// replacement (replace-one).
+#include <memory>
+
+#include "accounting/amplification.hpp"
+#include "cli/common.hpp"
+#include "cli/errors.hpp"
+#include "cli/flag_values.hpp"
+#include "cli/verbs.hpp"
+
+namespace dpb::cli {
+namespace {
+
+struct AmplifyFlags {
+  std::vector<std::string> epsilon, delta, sampling_rate, dataset_size, batch_size;
+  std::string sampling = "poisson";
+  OutputFlags output;
+};
+
+int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
+  const double epsilon = required_real("--epsilon", f.epsilon, kNonNegative);
+  const double delta = required_real("--delta", f.delta, kClosedUnit);
+  const auto q = optional_real("--sampling-rate", f.sampling_rate, kClosedUnit);
+  const auto n = optional_integer("--dataset-size", f.dataset_size, 1);
+  const auto m = optional_integer("--batch-size", f.batch_size, 1);
+  const auto sampling = parse_choice("--sampling", f.sampling, {"poisson", "without-replacement"});
+  const report::Format format = resolve(f.output);
+
+  if (!q && !m && !n)
+    throw UsageError("--sampling-rate is required (or --dataset-size with --batch-size)");
+  if (q && (m || n))
+    throw UsageError(std::string(m ? "--batch-size" : "--dataset-size") +
+                     ": give either --sampling-rate or --dataset-size with --batch-size, not both");
+  if (m && !n) throw UsageError("--batch-size: needs --dataset-size (q = batch / dataset)");
+  if (n && !m) throw UsageError("--dataset-size: needs --batch-size (q = batch / dataset)");
+  if (m && *m > *n)
+    throw UsageError("--batch-size: must be <= --dataset-size (" + std::to_string(*n) + "), got " +
+                     std::to_string(*m));
+
+  const bool poisson = sampling == "poisson";
+  const double rate = q ? *q : static_cast<double>(*m) / static_cast<double>(*n);
+  // Both theorems give the same map with q = m/N (Balle, Barthe & Gaboardi 2018,
+  // Theorems 8 and 9); they differ in the neighbouring relation they assume.
+  const EpsDelta amplified = !q && !poisson ? amplify_without_replacement(epsilon, delta, *m, *n)
+                                            : amplify_poisson(epsilon, delta, rate);
+
+  using report::Rounding;
+  report::Report rep;
+  rep.command = "amplify";
+  rep.inputs.add("epsilon", report::number(epsilon));
+  rep.inputs.add("delta", report::number(delta));
+  rep.inputs.add("sampling_rate", report::number(rate));
+  if (n) rep.inputs.add("dataset_size", report::integer(*n));
+  if (m) rep.inputs.add("batch_size", report::integer(*m));
+  rep.inputs.add("sampling", report::text(sampling));
+  report::Record r;
+  r.add("sampling", report::text(sampling));
+  r.add("neighbouring", report::text(poisson ? "add_remove" : "replace_one"));
+  r.add("bound", report::text("upper"));
+  r.add("epsilon", report::number(amplified.epsilon, Rounding::up));
+  r.add("delta", report::number(amplified.delta, Rounding::up));
+  rep.results.push_back(std::move(r));
+  note(rep, poisson ? "Poisson sampling: neighbouring datasets differ by adding or removing one "
+                      "record"
+                    : "sampling without replacement: neighbouring datasets differ by replacing "
+                      "one record");
+  finish(rep, format, out, err);
+  return kOk;
+}
+
+}  // namespace
+
+Verb setup_amplify(CLI::App& app) {
+  auto f = std::make_shared<AmplifyFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "amplify",
+      "(epsilon, delta) of an (epsilon, delta)-DP mechanism run on a random subsample\n"
+      "  example: dpbudget amplify --epsilon 1 --delta 1e-6 -q 0.01");
+  cmd->add_option("--epsilon", f->epsilon, "epsilon of the mechanism, a finite number >= 0");
+  cmd->add_option("--delta", f->delta, "delta of the mechanism, in [0, 1]");
+  cmd->add_option("-q,--sampling-rate", f->sampling_rate,
+                  "probability that a record is sampled, in [0, 1]");
+  cmd->add_option("--dataset-size", f->dataset_size, "N: records in the dataset (q = m/N)");
+  cmd->add_option("--batch-size", f->batch_size, "m: records sampled, an integer in [1, N]");
+  cmd->add_option("--sampling", f->sampling,
+                  "poisson (default; add/remove neighbours) | without-replacement (replace-one)");
+  add_output_flags(*cmd, f->output);
+  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_amplify(*f, out, err); }};
+}
+
+}  // namespace dpb::cli

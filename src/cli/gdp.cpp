@@ -1,0 +1,104 @@
+// dpbudget gdp: the (ε, δ) guarantees of a μ-GDP mechanism (SPEC §6), for a
+// given μ or for the central-limit μ of a DP-SGD run (an approximation).
+#include "accounting/gdp.hpp"
+
+#include <memory>
+
+#include "cli/common.hpp"
+#include "cli/errors.hpp"
+#include "cli/flag_values.hpp"
+#include "cli/verbs.hpp"
+
+namespace dpb::cli {
+namespace {
+
+struct GdpFlags {
+  std::vector<std::string> mu, delta, epsilon, group;
+  DpSgdFlags run;
+  OutputFlags output;
+};
+
+bool any_given(const DpSgdFlags& r) {
+  return !(r.sampling_rate.empty() && r.noise_multiplier.empty() && r.steps.empty() &&
+           r.dataset_size.empty() && r.batch_size.empty() && r.epochs.empty());
+}
+
+int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
+  const bool given_mu = !f.mu.empty();
+  if (given_mu && any_given(f.run))
+    throw UsageError("--mu: give either --mu or a DP-SGD run (-q, --sigma, --steps), not both");
+  if (!given_mu && !any_given(f.run))
+    throw UsageError("--mu is required (or a DP-SGD run: -q, --sigma, --steps)");
+  const bool solve_delta = !either("--delta", !f.delta.empty(), "--epsilon", !f.epsilon.empty());
+  const auto targets = solve_delta ? parse_list("--epsilon", f.epsilon, kNonNegative)
+                                   : parse_list("--delta", f.delta, kOpenUnit);
+  const std::int64_t group = optional_integer("--group", f.group, 1).value_or(1);
+  const report::Format format = resolve(f.output);
+
+  report::Report rep;
+  rep.command = "gdp";
+  std::vector<double> mus;
+  bool poisson = true;
+  if (given_mu) {
+    if (f.run.sampling != "poisson")
+      throw UsageError("--sampling: goes with a DP-SGD run (-q, --sigma, --steps), not --mu");
+    mus = parse_list("--mu", f.mu, kNonNegative);
+    rep.inputs.add("mu", report::numbers(mus));
+  } else {
+    const DpSgdRun run = derive(single_values(f.run), Unknown::none);
+    const double steps = static_cast<double>(run.steps);
+    poisson = run.sampling == Sampling::poisson;
+    mus.push_back(poisson ? gdp_clt_mu_poisson(run.sampling_rate, run.noise_multiplier, steps)
+                          : gdp_clt_mu_uniform(run.sampling_rate, run.noise_multiplier, steps));
+    add_inputs(rep.inputs, run);
+    note(rep,
+         "mu from the GDP central limit theorem (Bu, Dong, Long & Su 2020): an "
+         "approximation, not an upper bound");
+  }
+  if (group > 1) {
+    rep.inputs.add("group", report::integer(group));
+    note(rep, "group privacy: mu of the results = group * mu (Dong, Roth & Su 2022, Thm 2.14)");
+  }
+
+  using report::Rounding;
+  for (double given : mus) {
+    const double mu = gdp_group(given, group);
+    for (double target : targets) {
+      report::Record r;
+      r.add("method", report::text(given_mu ? "gdp" : "gdp_clt"));
+      if (!given_mu) r.add("neighbouring", report::text(poisson ? "add_remove" : "replace_one"));
+      r.add("bound", report::text(given_mu ? "upper" : "approximate"));
+      r.add("mu", report::number(mu, given_mu ? Rounding::nearest : Rounding::up));
+      if (solve_delta) {
+        r.add("epsilon", report::number(target));
+        r.add("delta", report::number(gdp_delta(mu, target), Rounding::up));
+      } else {
+        r.add("epsilon", report::number(gdp_epsilon(mu, target), Rounding::up));
+        r.add("delta", report::number(target));
+      }
+      rep.results.push_back(std::move(r));
+    }
+  }
+  finish(rep, format, out, err);
+  return kOk;
+}
+
+}  // namespace
+
+Verb setup_gdp(CLI::App& app) {
+  auto f = std::make_shared<GdpFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "gdp",
+      "(epsilon, delta) of a mu-GDP mechanism, or of a DP-SGD run by the GDP central limit "
+      "theorem\n"
+      "  example: dpbudget gdp --mu 0.5,1,2 --delta 1e-5");
+  cmd->add_option("--mu", f->mu, "mu(s) of the mechanism, finite numbers >= 0");
+  cmd->add_option("--delta", f->delta, "delta(s) in (0, 1): report epsilon at each");
+  cmd->add_option("--epsilon", f->epsilon, "epsilon(s) >= 0: report delta at each");
+  cmd->add_option("--group", f->group, "group size k >= 1: kmu-GDP for groups of k records");
+  add_dp_sgd_flags(*cmd, f->run);
+  add_output_flags(*cmd, f->output);
+  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_gdp(*f, out, err); }};
+}
+
+}  // namespace dpb::cli
