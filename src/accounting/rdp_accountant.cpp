@@ -8,12 +8,47 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/rdp.hpp"
+#include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
 namespace {
 
+/// Which neighbouring relations the sampled events inside `event` fix.
+struct Relations {
+  bool add_remove = false;   ///< a poisson_sampled event (SPEC §2.2)
+  bool replace_one = false;  ///< a sampled_without_replacement event (SPEC §2.3)
+};
+
+void collect_relations(const DpEvent& event, Relations& r) {
+  std::visit(
+      [&r](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
+          r.add_remove = true;
+        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
+          r.replace_one = true;
+        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
+          collect_relations(*e.event, r);
+        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
+          for (const auto& inner : e.events) collect_relations(*inner, r);
+        }
+      },
+      static_cast<const DpEvent::variant&>(event));
+}
+
+Relations relations(const DpEvent& event) {
+  Relations r;
+  collect_relations(event, r);
+  return r;
+}
+
+constexpr const char* kMixedRelations =
+    "rdp: cannot compose poisson_sampled (add/remove neighbouring) and "
+    "sampled_without_replacement (replace-one neighbouring) events: their RDP bounds hold "
+    "for different neighbouring relations";
+
 /// Why RDP cannot account for this event, or nullopt. Mirrors event_curve().
-std::optional<std::string> rdp_unsupported(const DpEvent& event) {
+std::optional<std::string> rdp_unsupported_inner(const DpEvent& event) {
   return std::visit(
       [](const auto& e) -> std::optional<std::string> {
         using T = std::decay_t<decltype(e)>;
@@ -23,18 +58,29 @@ std::optional<std::string> rdp_unsupported(const DpEvent& event) {
                    event_name(*e.event);
           return std::nullopt;
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          return std::string("rdp: sampled_without_replacement is not supported yet (SPEC 2.3)");
+          if (!std::holds_alternative<GaussianEvent>(*e.event))
+            return "rdp: sampled_without_replacement supports only a gaussian event inside, "
+                   "not " +
+                   event_name(*e.event);
+          return std::nullopt;
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          return rdp_unsupported(*e.event);
+          return rdp_unsupported_inner(*e.event);
         } else if constexpr (std::is_same_v<T, ComposedEvent>) {
           for (const auto& inner : e.events)
-            if (auto why = rdp_unsupported(*inner)) return why;
+            if (auto why = rdp_unsupported_inner(*inner)) return why;
           return std::nullopt;
         } else {
           return std::nullopt;  // Gaussian, Laplace
         }
       },
       static_cast<const DpEvent::variant&>(event));
+}
+
+std::optional<std::string> rdp_unsupported(const DpEvent& event) {
+  if (auto why = rdp_unsupported_inner(event)) return why;
+  const Relations r = relations(event);
+  if (r.add_remove && r.replace_one) return std::string(kMixedRelations);
+  return std::nullopt;
 }
 
 /// rdp_poisson_gaussian(q, σ, orders) is a pure function and the costly part
@@ -56,6 +102,23 @@ const std::vector<double>& poisson_gaussian_curve(double q, double sigma,
   return cache.front().curve;
 }
 
+/// The same cache for rdp_sampled_without_replacement_gaussian.
+const std::vector<double>& wor_gaussian_curve(double ratio, double sigma,
+                                              const std::vector<double>& orders) {
+  struct Entry {
+    double ratio, sigma;
+    std::vector<double> orders, curve;
+  };
+  constexpr std::size_t kEntries = 16;
+  thread_local std::deque<Entry> cache;
+  for (const auto& e : cache)
+    if (e.ratio == ratio && e.sigma == sigma && e.orders == orders) return e.curve;
+  if (cache.size() == kEntries) cache.pop_back();
+  cache.push_front(
+      {ratio, sigma, orders, rdp_sampled_without_replacement_gaussian(ratio, sigma, orders)});
+  return cache.front().curve;
+}
+
 void add_scaled(std::vector<double>& into, const std::vector<double>& curve, double count) {
   for (std::size_t i = 0; i < into.size(); ++i)
     if (curve[i] != 0) into[i] += count * curve[i];  // 0·inf stays 0 when count = 0
@@ -66,35 +129,55 @@ void add_scaled(std::vector<double>& into, const std::vector<double>& curve, dou
 RdpAccountant::RdpAccountant(const AccountantOptions& options)
     : orders_(options.orders.empty() ? default_rdp_orders() : options.orders),
       rdp_(orders_.size(), 0.0),
+      rdp_add_remove_(orders_.size(), 0.0),
+      rdp_replace_one_(orders_.size(), 0.0),
       conversion_(options.conversion) {
   for (double a : orders_)
     if (!(a > 1) || !std::isfinite(a)) throw InvalidParameter("orders", "every order must be > 1");
 }
 
 std::optional<std::string> RdpAccountant::unsupported_reason(const DpEvent& event) const {
-  return rdp_unsupported(event);
+  if (auto why = rdp_unsupported(event)) return why;
+  const Relations r = relations(event);
+  if ((r.add_remove && has_replace_one_) || (r.replace_one && has_add_remove_))
+    return std::string(kMixedRelations) + " (the accountant already holds the other kind)";
+  return std::nullopt;
 }
 
-std::vector<double> RdpAccountant::event_curve(const DpEvent& event) const {
+// Events without sampling (Gaussian, Laplace) hold under either relation, with
+// the sensitivity of that relation: the SPEC's σ and b are relative to the
+// add/remove sensitivity 1 (the clipping norm), and replacing a record moves
+// the query by up to kReplaceOneSensitivity = 2 of them, so under replace-one
+// the Gaussian has ρ(α) = 2²·α/(2σ²) and the Laplace mechanism is the one with
+// scale b/2 at sensitivity 1.
+std::vector<double> RdpAccountant::event_curve(const DpEvent& event, Neighbouring relation) const {
+  const bool ro = relation == Neighbouring::replace_one;
+  const double s = ro ? kReplaceOneSensitivity : 1.0;
   return std::visit(
-      [this](const auto& e) -> std::vector<double> {
+      [this, relation, ro, s](const auto& e) -> std::vector<double> {
         using T = std::decay_t<decltype(e)>;
         std::vector<double> out(orders_.size(), 0.0);
         if constexpr (std::is_same_v<T, GaussianEvent>) {
           for (std::size_t i = 0; i < orders_.size(); ++i)
-            out[i] = rdp_gaussian(e.noise_multiplier, orders_[i]);
+            out[i] = rdp_gaussian(e.noise_multiplier / s, orders_[i]);
         } else if constexpr (std::is_same_v<T, LaplaceEvent>) {
           for (std::size_t i = 0; i < orders_.size(); ++i)
-            out[i] = rdp_laplace(e.scale, orders_[i]);
+            out[i] = rdp_laplace(e.scale / s, orders_[i]);
         } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
+          if (ro) throw UnsupportedEvent(kMixedRelations);
           const auto& g = std::get<GaussianEvent>(*e.event);
           out = poisson_gaussian_curve(e.sampling_probability, g.noise_multiplier, orders_);
+        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
+          if (!ro) throw UnsupportedEvent(kMixedRelations);
+          const auto& g = std::get<GaussianEvent>(*e.event);
+          const double ratio =
+              static_cast<double>(e.sample_size) / static_cast<double>(e.source_dataset_size);
+          out = wor_gaussian_curve(ratio, g.noise_multiplier, orders_);
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          if (e.count > 0) add_scaled(out, event_curve(*e.event), static_cast<double>(e.count));
+          if (e.count > 0)
+            add_scaled(out, event_curve(*e.event, relation), static_cast<double>(e.count));
         } else if constexpr (std::is_same_v<T, ComposedEvent>) {
-          for (const auto& inner : e.events) add_scaled(out, event_curve(*inner), 1.0);
-        } else {
-          throw UnsupportedEvent(*rdp_unsupported(DpEvent(e)));
+          for (const auto& inner : e.events) add_scaled(out, event_curve(*inner, relation), 1.0);
         }
         return out;
       },
@@ -102,9 +185,19 @@ std::vector<double> RdpAccountant::event_curve(const DpEvent& event) const {
 }
 
 void RdpAccountant::compose(const DpEvent& event, std::int64_t count) {
-  if (auto why = rdp_unsupported(event)) throw UnsupportedEvent(*why);
+  if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
   if (count <= 0) return;
-  add_scaled(rdp_, event_curve(event), static_cast<double>(count));
+  const Relations r = relations(event);
+  const double n = static_cast<double>(count);
+  // Both totals are kept until a sampled event fixes the relation.
+  if (!r.replace_one && !has_replace_one_)
+    add_scaled(rdp_add_remove_, event_curve(event, Neighbouring::add_remove), n);
+  if (!r.add_remove && !has_add_remove_)
+    add_scaled(rdp_replace_one_, event_curve(event, Neighbouring::replace_one), n);
+  has_add_remove_ = has_add_remove_ || r.add_remove;
+  has_replace_one_ = has_replace_one_ || r.replace_one;
+  neighbouring_ = has_replace_one_ ? Neighbouring::replace_one : Neighbouring::add_remove;
+  rdp_ = has_replace_one_ ? rdp_replace_one_ : rdp_add_remove_;
 }
 
 namespace {
@@ -145,8 +238,11 @@ Guarantee RdpAccountant::delta(double epsilon) const {
 
 std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& step, double epsilon,
                                                               double delta) const {
-  if (rdp_unsupported(step)) return std::nullopt;
-  const std::vector<double> rho = event_curve(step);
+  if (unsupported_reason(step)) return std::nullopt;
+  const Relations r = relations(step);
+  const std::vector<double> rho =
+      event_curve(step, (r.replace_one || has_replace_one_) ? Neighbouring::replace_one
+                                                            : Neighbouring::add_remove);
   double best = -1;
   for (std::size_t i = 0; i < orders_.size(); ++i) {
     const double a = orders_[i];

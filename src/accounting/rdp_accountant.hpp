@@ -24,11 +24,20 @@ class RdpAccountant final : public Accountant {
   const std::vector<double>& curve() const { return rdp_; }
 
  private:
-  /// RDP of one occurrence of `event` at every order.
-  std::vector<double> event_curve(const DpEvent& event) const;
+  /// RDP of one occurrence of `event` at every order, under `relation`
+  /// (throws UnsupportedEvent for a sampled event of the other relation).
+  std::vector<double> event_curve(const DpEvent& event, Neighbouring relation) const;
 
   std::vector<double> orders_;
+  /// The composed curve under neighbouring_ (one of the two below).
   std::vector<double> rdp_;
+  /// Everything composed, read under add/remove and under replace-one. A
+  /// poisson_sampled event fixes add/remove, a sampled_without_replacement
+  /// event fixes replace-one (SPEC §1); mixing them is refused.
+  std::vector<double> rdp_add_remove_;
+  std::vector<double> rdp_replace_one_;
+  bool has_add_remove_ = false;
+  bool has_replace_one_ = false;
   RdpConversion conversion_;
   Neighbouring neighbouring_ = Neighbouring::add_remove;
 };
