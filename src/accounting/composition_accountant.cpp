@@ -13,6 +13,7 @@
 #include "accounting/errors.hpp"
 #include "accounting/gaussian_mechanism.hpp"
 #include "accounting/laplace_mechanism.hpp"
+#include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
 namespace {
@@ -70,7 +71,12 @@ void collect(const DpEvent& event, std::int64_t mult, Collected& c) {
           if (const auto* g = std::get_if<GaussianEvent>(&*e.event)) {
             const double q =
                 static_cast<double>(e.sample_size) / static_cast<double>(e.source_dataset_size);
-            add_step(c, {Step::Kind::sampled_gaussian, g->noise_multiplier, q, true}, mult);
+            // Replace-one moves the clipped sum by up to 2 clipping norms:
+            // the Gaussian's noise relative to its sensitivity is σ/2.
+            add_step(c,
+                     {Step::Kind::sampled_gaussian, g->noise_multiplier / kReplaceOneSensitivity, q,
+                      true},
+                     mult);
           } else if (!c.error) {
             c.error =
                 "composition: sampled_without_replacement supports only a gaussian event "

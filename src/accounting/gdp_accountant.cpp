@@ -5,6 +5,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/gdp.hpp"
+#include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
 namespace {
@@ -71,7 +72,8 @@ void collect(const DpEvent& event, double mult, Parts& parts) {
               static_cast<double>(e.sample_size) / static_cast<double>(e.source_dataset_size);
           parts.without_replacement = true;
           if (q > 0) {
-            const double mu1 = gdp_clt_mu_uniform(q, sigma, 1);
+            // Replace-one: sensitivity 2 clipping norms, i.e. noise σ/2 (as RDP).
+            const double mu1 = gdp_clt_mu_uniform(q, sigma / kReplaceOneSensitivity, 1);
             parts.clt_sq += mult * mu1 * mu1;
             parts.clt = true;
           }

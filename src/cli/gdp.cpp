@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "accounting/rdp_without_replacement.hpp"
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
@@ -48,8 +49,10 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
     const DpSgdRun run = derive(single_values(f.run), Unknown::none);
     const double steps = static_cast<double>(run.steps);
     poisson = run.sampling == Sampling::poisson;
-    mus.push_back(poisson ? gdp_clt_mu_poisson(run.sampling_rate, run.noise_multiplier, steps)
-                          : gdp_clt_mu_uniform(run.sampling_rate, run.noise_multiplier, steps));
+    mus.push_back(poisson
+                      ? gdp_clt_mu_poisson(run.sampling_rate, run.noise_multiplier, steps)
+                      : gdp_clt_mu_uniform(run.sampling_rate,
+                                           run.noise_multiplier / kReplaceOneSensitivity, steps));
     add_inputs(rep.inputs, run);
     note(rep,
          "mu from the GDP central limit theorem (Bu, Dong, Long & Su 2020): an "
