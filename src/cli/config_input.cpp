@@ -57,8 +57,9 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     } else if (key == "epsilon") {
       c.epsilon = real_value(obj, "epsilon", kNonNegative);
     } else {
-      throw LineError{key + ": unknown key (allowed: name, sampling_rate, noise_multiplier, "
-                            "steps, epochs, dataset_size, batch_size, delta, epsilon)"};
+      throw LineError{key +
+                      ": unknown key (allowed: name, sampling_rate, noise_multiplier, "
+                      "steps, epochs, dataset_size, batch_size, delta, epsilon)"};
     }
   }
   return c;

@@ -19,12 +19,13 @@ struct EpsilonFlags {
 int run_epsilon(const EpsilonFlags& f, std::ostream& out, std::ostream& err) {
   const DpSgdRun run = derive(single_values(f.run), Unknown::none);
   const AccountantChoice choice = resolve(f.accountant);
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // check --format and --precision before any work
+  text_style(f.output);
   if (f.deltas.empty()) throw UsageError("--delta is required");
   const auto targets = parse_list("--delta", f.deltas, kOpenUnit);
 
   const auto rep = guarantee_table("epsilon", run, choice, targets, /*solve_delta=*/false, err);
-  emit(rep, format, out);
+  emit(rep, f.output, out);
   return kOk;
 }
 

@@ -41,9 +41,7 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
     }
     case Unknown::steps: {
       auto s = largest_count(
-          [&](std::int64_t n) {
-            return make_dp_sgd(run.sampling_rate, run.noise_multiplier, n);
-          },
+          [&](std::int64_t n) { return make_dp_sgd(run.sampling_rate, run.noise_multiplier, n); },
           oracle, target_epsilon);
       out.run.steps = s.count;
       out.guarantee = std::move(s.guarantee);
@@ -73,9 +71,9 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
         out.guarantee = std::move(s.guarantee);
         return out;
       }
-      auto s = largest_value(
-          [&](double q) { return make_dp_sgd(q, run.noise_multiplier, run.steps); }, oracle,
-          target_epsilon, 0.0, 1.0, settings.tolerance);
+      auto s =
+          largest_value([&](double q) { return make_dp_sgd(q, run.noise_multiplier, run.steps); },
+                        oracle, target_epsilon, 0.0, 1.0, settings.tolerance);
       out.run.sampling_rate = s.value;
       out.guarantee = std::move(s.guarantee);
       return out;
@@ -129,7 +127,8 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
                std::ostream& err) {
   const DpSgdRun run = derive(single_values(f.run), unknown);
   const AccountantChoice choice = resolve(f.accountant);
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // check --format and --precision before any work
+  text_style(f.output);
   const SolveSettings settings = resolve_solve_flags(f.tolerance, f.max_sigma);
   if (f.epsilons.empty()) throw UsageError("--epsilon is required (the target)");
   if (f.deltas.empty()) throw UsageError("--delta is required");
@@ -148,7 +147,7 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
         rep.results.push_back(solved_record(solved, unknown, target));
         collect_remarks(solved.guarantee, rep, err);
       }
-  emit(rep, format, out);
+  emit(rep, f.output, out);
   return kOk;
 }
 

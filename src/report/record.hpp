@@ -19,12 +19,19 @@ enum class Rounding {
 struct Cell {
   std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>> value;
   Rounding rounding = Rounding::nearest;
+  /// Text output marks the cell (`*`, `**`, ...) and prints this under the
+  /// table once; JSON and CSV ignore it.
+  std::string footnote = {};
 };
 
 inline Cell number(double v, Rounding r = Rounding::nearest) { return Cell{v, r}; }
 inline Cell integer(std::int64_t v) { return Cell{v, Rounding::nearest}; }
 inline Cell text(std::string v) { return Cell{std::move(v), Rounding::nearest}; }
 inline Cell numbers(std::vector<double> v) { return Cell{std::move(v), Rounding::nearest}; }
+inline Cell with_footnote(Cell c, std::string note) {
+  c.footnote = std::move(note);
+  return c;
+}
 
 /// An ordered list of named cells: one row of a table, one JSON object.
 struct Record {
