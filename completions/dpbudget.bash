@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plot' -- "$cur"))
         return
       fi
       ;;
@@ -113,6 +113,23 @@ _dpbudget() {
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --epsilon --delta --accountant --orders --conversion --tolerance --max-sigma --format --precision'
+      ;;
+    plot)
+      case $prev in
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --batch-size) COMPREPLY=(); return ;;
+        --epochs) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --points) COMPREPLY=(); return ;;
+        -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+      esac
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --delta --accountant --orders --conversion --points --log-x --log-y -o --output'
       ;;
     *) return ;;
   esac

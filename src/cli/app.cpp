@@ -32,7 +32,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
 
   std::vector<Verb> verbs;
-  for (auto setup : {setup_epsilon, setup_delta, setup_sigma, setup_steps, setup_sampling_rate}) {
+  for (auto setup :
+       {setup_epsilon, setup_delta, setup_sigma, setup_steps, setup_sampling_rate, setup_plot}) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);
   }

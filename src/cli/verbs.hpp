@@ -21,5 +21,6 @@ Verb setup_delta(CLI::App& app);
 Verb setup_sigma(CLI::App& app);
 Verb setup_steps(CLI::App& app);
 Verb setup_sampling_rate(CLI::App& app);
+Verb setup_plot(CLI::App& app);
 
 }  // namespace dpb::cli
