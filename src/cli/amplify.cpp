@@ -25,7 +25,7 @@ int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
   const auto n = optional_integer("--dataset-size", f.dataset_size, 1);
   const auto m = optional_integer("--batch-size", f.batch_size, 1);
   const auto sampling = parse_choice("--sampling", f.sampling, {"poisson", "without-replacement"});
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // checks --format before any work
 
   if (!q && !m && !n)
     throw UsageError("--sampling-rate is required (or --dataset-size with --batch-size)");
@@ -65,7 +65,7 @@ int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
                       "record"
                     : "sampling without replacement: neighbouring datasets differ by replacing "
                       "one record");
-  finish(rep, format, out, err);
+  finish(rep, f.output, out, err);
   return kOk;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
+#include "cli/completions.hpp"
 #include "cli/errors.hpp"
 #include "cli/verbs.hpp"
 #include "dpbudget/version.hpp"
@@ -45,10 +46,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
            setup_laplace,
            setup_gdp,
            setup_tradeoff,
+           setup_plot,
        }) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);
   }
+  // Hidden verbs (group ""): listed nowhere, generated from the parser above.
+  std::vector<Verb> hidden{setup_completions(app)};
 
   try {
     app.parse(argc, argv);
@@ -67,8 +71,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kUsage;
   }
   try {
-    for (const auto& verb : verbs)
-      if (verb.command->parsed()) return verb.run(out, err);
+    for (const auto* list : {&verbs, &hidden})
+      for (const auto& verb : *list)
+        if (verb.command->parsed()) return verb.run(out, err);
     return kUsage;
   } catch (const UsageError& e) {
     err << "dpbudget: error: " << e.what() << '\n';

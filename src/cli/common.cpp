@@ -1,10 +1,15 @@
 #include "cli/common.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <sstream>
 
 #include "accounting/gaussian_mechanism.hpp"
+#include "cli/choices.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
 #include "report/number_format.hpp"
@@ -252,13 +257,16 @@ std::vector<std::string> accountant_names() {
 
 void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
   std::string names;
-  for (const auto& n : accountant_names()) names += n + "|";
-  app.add_option("--accountant", f.accountant, "which accountant: " + names + "all (default rdp)");
+  auto choices = accountant_names();
+  for (const auto& n : choices) names += n + "|";
+  choices.push_back("all");
+  add_choice_option(app, "--accountant", f.accountant, choices,
+                    "which accountant: " + names + "all (default rdp)");
   app.add_option("--orders", f.orders,
                  "Renyi orders > 1: comma list and start:stop:step ranges (default: "
                  "dp_accounting's orders plus every integer 2..64)");
-  app.add_option("--conversion", f.conversion,
-                 "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic");
+  add_choice_option(app, "--conversion", f.conversion, {"improved", "classic"},
+                    "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic");
 }
 
 AccountantChoice resolve(const AccountantFlags& f) {
@@ -284,9 +292,22 @@ void add_inputs(report::Record& in, const AccountantChoice& c) {
 
 void add_output_flags(CLI::App& app, OutputFlags& f, bool allow_jsonl) {
   f.allow_jsonl = allow_jsonl;
-  app.add_option("--format", f.format,
-                 allow_jsonl ? "output: text (default) | json | jsonl | csv"
-                             : "output: text (default) | json | csv");
+  add_choice_option(app, "--format", f.format,
+                    allow_jsonl ? std::vector<std::string>{"text", "json", "jsonl", "csv"}
+                                : std::vector<std::string>{"text", "json", "csv"},
+                    allow_jsonl ? "output: text (default) | json | jsonl | csv"
+                                : "output: text (default) | json | csv");
+  app.add_option("--precision", f.precision,
+                 "significant digits of numbers in text output, 1..17 (default 6); "
+                 "JSON and CSV are always exact");
+}
+
+report::TextStyle text_style(const OutputFlags& f) {
+  report::TextStyle style;
+  if (!f.precision.empty())
+    style.digits = static_cast<int>(parse_integer("--precision", f.precision, 1));
+  if (style.digits > 17) throw UsageError("--precision: must be an integer in [1, 17]");
+  return style;
 }
 
 report::Format resolve(const OutputFlags& f) {
@@ -305,7 +326,10 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
   report::Record r;
   r.add("accountant", report::text(g.accountant));
   r.add("neighbouring", report::text(std::string(to_string(g.neighbouring))));
-  r.add("bound", report::text(std::string(to_string(g.bound))));
+  report::Cell bound = report::text(std::string(to_string(g.bound)));
+  if (g.bound == BoundKind::approximate)
+    bound = report::with_footnote(std::move(bound), "an approximation, not an upper bound");
+  r.add("bound", std::move(bound));
   r.add("delta", report::number(g.delta, solved_delta ? Rounding::up : Rounding::nearest));
   if (g.delta_lower) r.add("delta_lower", report::number(*g.delta_lower, Rounding::down));
   r.add("epsilon", report::number(g.epsilon, solved_delta ? Rounding::nearest : Rounding::up));
@@ -353,8 +377,20 @@ report::Report guarantee_table(const std::string& command, const DpSgdRun& run,
 }
 
 void emit(const report::Report& rep, report::Format format, std::ostream& out) {
+  emit(rep, format, out, report::TextStyle{});
+}
+
+void emit(const report::Report& rep, const OutputFlags& flags, std::ostream& out) {
+  emit(rep, resolve(flags), out, text_style(flags));
+}
+
+void emit(const report::Report& rep, report::Format format, std::ostream& out,
+          report::TextStyle style) {
+  style.colour = format == report::Format::text && &out == &std::cout &&
+                 report::colour_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"),
+                                       std::getenv("TERM"));
   std::ostringstream buffer;
-  report::render(rep, format, buffer);
+  report::render(rep, format, buffer, style);
   out << buffer.str();
   out.flush();
 }

@@ -94,13 +94,16 @@ struct AccountantChoice {
 AccountantChoice resolve(const AccountantFlags& flags);
 void add_inputs(report::Record& inputs, const AccountantChoice& choice);
 
-/// --format.
+/// --format and --precision.
 struct OutputFlags {
   std::string format = "text";
+  std::string precision;     ///< significant digits in text output; empty = 6
   bool allow_jsonl = false;  ///< JSON Lines for verbs that stream rows
 };
 void add_output_flags(CLI::App& app, OutputFlags& flags, bool allow_jsonl = false);
 report::Format resolve(const OutputFlags& flags);
+/// --precision as a text style (colour is decided by emit()).
+report::TextStyle text_style(const OutputFlags& flags);
 
 /// One result row from an accountant's guarantee. `solved_delta` says whether
 /// δ is the computed quantity (rounded up) or the target echoed back.
@@ -116,7 +119,13 @@ report::Report guarantee_table(const std::string& command, const DpSgdRun& run,
                                const AccountantChoice& choice, const std::vector<double>& targets,
                                bool solve_delta, std::ostream& err);
 
-/// Renders to a buffer first, so nothing half-written reaches stdout.
+/// Renders to a buffer first, so nothing half-written reaches stdout. Text
+/// output is coloured only on a terminal (std::cout to a tty) and never with
+/// NO_COLOR set non-empty or TERM=dumb.
 void emit(const report::Report& report, report::Format format, std::ostream& out);
+/// The same with --format and --precision applied: what every verb should call.
+void emit(const report::Report& report, const OutputFlags& flags, std::ostream& out);
+void emit(const report::Report& report, report::Format format, std::ostream& out,
+          report::TextStyle style);
 
 }  // namespace dpb::cli

@@ -122,7 +122,7 @@ int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
   const auto targets = solve_delta ? parse_list("--target-epsilon", f.target_epsilon, kNonNegative)
                                    : parse_list("--target-delta", f.target_delta, kDelta);
   const auto method = parse_choice("--method", f.method, {"basic", "advanced", "optimal", "all"});
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // checks --format before any work
 
   report::Report rep;
   rep.command = "compose";
@@ -153,7 +153,7 @@ int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
       note(rep, solve_delta ? "advanced: delta = k*delta + delta', delta' the smallest giving "
                               "the target epsilon"
                             : "advanced: delta' = target delta - k*delta");
-  finish(rep, format, out, err);
+  finish(rep, f.output, out, err);
   return kOk;
 }
 

@@ -19,12 +19,13 @@ struct DeltaFlags {
 int run_delta(const DeltaFlags& f, std::ostream& out, std::ostream& err) {
   const DpSgdRun run = derive(single_values(f.run), Unknown::none);
   const AccountantChoice choice = resolve(f.accountant);
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // check --format and --precision before any work
+  text_style(f.output);
   if (f.epsilons.empty()) throw UsageError("--epsilon is required");
   const auto targets = parse_list("--epsilon", f.epsilons, kNonNegative);
 
   const auto rep = guarantee_table("delta", run, choice, targets, /*solve_delta=*/true, err);
-  emit(rep, format, out);
+  emit(rep, f.output, out);
   return kOk;
 }
 

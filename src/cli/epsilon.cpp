@@ -22,7 +22,8 @@ struct EpsilonFlags {
 int run_epsilon(const EpsilonFlags& f, std::ostream& out, std::ostream& err) {
   const DpSgdRun run = derive(single_values(f.run), Unknown::none);
   const AccountantChoice choice = resolve(f.accountant);
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // check --format and --precision before any work
+  text_style(f.output);
   if (f.deltas.empty()) throw UsageError("--delta is required");
   const auto targets = parse_list("--delta", f.deltas, kOpenUnit);
 
@@ -30,7 +31,7 @@ int run_epsilon(const EpsilonFlags& f, std::ostream& out, std::ostream& err) {
   if (!f.max_epsilon.empty()) budget = parse_real("--max-epsilon", f.max_epsilon, kNonNegative);
 
   const auto rep = guarantee_table("epsilon", run, choice, targets, /*solve_delta=*/false, err);
-  emit(rep, format, out);
+  emit(rep, f.output, out);
   // The budget gate: stdout keeps the full table; every row over is named.
   bool over = false;
   for (std::size_t i = 0; budget && i < rep.results.size(); ++i) {

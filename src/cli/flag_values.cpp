@@ -73,11 +73,11 @@ void warn(report::Report& report, const std::string& warning) {
   if (std::find(f.begin(), f.end(), line) == f.end()) f.push_back(line);
 }
 
-void finish(const report::Report& report, report::Format format, std::ostream& out,
+void finish(const report::Report& report, const OutputFlags& output, std::ostream& out,
             std::ostream& err) {
   for (const auto& line : report.footnotes)
     if (line.rfind("warning: ", 0) == 0) err << "dpbudget: " << line << '\n';
-  emit(report, format, out);
+  emit(report, output, out);
 }
 
 std::string shown(double v) { return report::format_shortest(v); }

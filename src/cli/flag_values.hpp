@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common.hpp"
 #include "cli/parse.hpp"
 #include "report/record.hpp"
 #include "report/render.hpp"
@@ -45,7 +46,7 @@ void note(report::Report& report, const std::string& text);
 /// Prints the report's warnings on stderr as `dpbudget: warning: ...`, then
 /// the report on `out` (all at once, see emit()). Warnings are held back
 /// until here so that a call that fails prints its one error line only.
-void finish(const report::Report& report, report::Format format, std::ostream& out,
+void finish(const report::Report& report, const OutputFlags& output, std::ostream& out,
             std::ostream& err);
 
 /// `v` printed to 17 significant digits (for messages that quote a computed bound).

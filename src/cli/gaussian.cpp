@@ -29,7 +29,7 @@ int run_gaussian(const GaussianFlags& f, std::ostream& out, std::ostream& err) {
   const auto deltas = parse_list("--delta", f.delta, kOpenUnit);
   const double sensitivity = optional_real("--sensitivity", f.sensitivity, kPositive).value_or(1.0);
   const auto method = parse_choice("--method", f.method, {"analytic", "classic", "all"});
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // checks --format before any work
   if (method == "classic")
     for (double e : epsilons)
       if (!(e > 0 && e < 1))
@@ -69,7 +69,7 @@ int run_gaussian(const GaussianFlags& f, std::ostream& out, std::ostream& err) {
   note(rep,
        "noise_multiplier = noise standard deviation / L2 sensitivity; noise_sd = the "
        "standard deviation itself");
-  finish(rep, format, out, err);
+  finish(rep, f.output, out, err);
   return kOk;
 }
 

@@ -34,7 +34,7 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   const auto targets = solve_delta ? parse_list("--epsilon", f.epsilon, kNonNegative)
                                    : parse_list("--delta", f.delta, kOpenUnit);
   const std::int64_t group = optional_integer("--group", f.group, 1).value_or(1);
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // checks --format before any work
 
   report::Report rep;
   rep.command = "gdp";
@@ -82,7 +82,7 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
       rep.results.push_back(std::move(r));
     }
   }
-  finish(rep, format, out, err);
+  finish(rep, f.output, out, err);
   return kOk;
 }
 

@@ -28,7 +28,7 @@ int run_laplace(const LaplaceFlags& f, std::ostream& out, std::ostream& err) {
   if (f.epsilon.empty()) throw UsageError("--epsilon is required");
   const auto epsilons = parse_list("--epsilon", f.epsilon, kPositive);
   const double sensitivity = optional_real("--sensitivity", f.sensitivity, kPositive).value_or(1.0);
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // checks --format before any work
 
   report::Report rep;
   rep.command = "laplace";
@@ -42,7 +42,7 @@ int run_laplace(const LaplaceFlags& f, std::ostream& out, std::ostream& err) {
     rep.results.push_back(std::move(r));
   }
   note(rep, "scale b = sensitivity / epsilon (L1 sensitivity), rounded up: more noise is safe");
-  finish(rep, format, out, err);
+  finish(rep, f.output, out, err);
   return kOk;
 }
 

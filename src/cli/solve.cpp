@@ -142,7 +142,8 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
                std::ostream& err) {
   const DpSgdRun run = derive(single_values(f.run), unknown);
   const AccountantChoice choice = resolve(f.accountant);
-  const report::Format format = resolve(f.output);
+  resolve(f.output);  // check --format and --precision before any work
+  text_style(f.output);
   const SolveSettings settings = resolve_solve_flags(f.tolerance, f.max_sigma);
   if (f.epsilons.empty()) throw UsageError("--epsilon is required (the target)");
   if (f.deltas.empty()) throw UsageError("--delta is required");
@@ -161,7 +162,7 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
         rep.results.push_back(solved_record(solved, unknown, target));
         collect_remarks(solved.guarantee, rep, err);
       }
-  emit(rep, format, out);
+  emit(rep, f.output, out);
   return kOk;
 }
 

@@ -339,7 +339,7 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
     }
     if (streaming) out.flush();
   });
-  if (!streaming) emit(rep, format, out);
+  if (!streaming) emit(rep, f.output, out);
   if (bad_input) return kUsage;
   if (no_solution) return kNoSolution;
   return over ? kBudgetExceeded : kOk;

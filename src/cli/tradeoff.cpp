@@ -67,7 +67,7 @@ int run_tradeoff(const TradeoffFlags& f, std::ostream& out, std::ostream& err) {
           report::Record{}.add("x", report::number(x)).add("f", report::number(y, Rounding::down)));
   }
   note(rep, "f(x): the smallest type II error of any test at type I error x");
-  finish(rep, format, out, err);
+  finish(rep, f.output, out, err);
   return kOk;
 }
 

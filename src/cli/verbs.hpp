@@ -28,5 +28,6 @@ Verb setup_gaussian(CLI::App& app);
 Verb setup_laplace(CLI::App& app);
 Verb setup_gdp(CLI::App& app);
 Verb setup_tradeoff(CLI::App& app);
+Verb setup_plot(CLI::App& app);
 
 }  // namespace dpb::cli

@@ -24,6 +24,9 @@ using Pairs = std::vector<std::array<double, 2>>;
 struct Cell {
   std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>, Pairs> value;
   Rounding rounding = Rounding::nearest;
+  /// Text output marks the cell (`*`, `**`, ...) and prints this under the
+  /// table once; JSON and CSV ignore it.
+  std::string footnote = {};
 };
 
 inline Cell number(double v, Rounding r = Rounding::nearest) { return Cell{v, r}; }
@@ -32,6 +35,10 @@ inline Cell text(std::string v) { return Cell{std::move(v), Rounding::nearest}; 
 inline Cell numbers(std::vector<double> v) { return Cell{std::move(v), Rounding::nearest}; }
 /// `rounding` applies to the second number of each pair (x is an input).
 inline Cell pairs(Pairs v, Rounding r = Rounding::nearest) { return Cell{std::move(v), r}; }
+inline Cell with_footnote(Cell c, std::string note) {
+  c.footnote = std::move(note);
+  return c;
+}
 
 /// An ordered list of named cells: one row of a table, one JSON object.
 struct Record {

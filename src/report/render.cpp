@@ -125,6 +125,17 @@ void render_text(const Report& report, std::ostream& out, const TextStyle& style
       width[c] = std::max(width[c], row.back().size());
     }
   }
+  // Cells with a footnote get a marker (`*`, `**`, ...), one per distinct note.
+  std::vector<std::string> marked;
+  for (std::size_t i = 0; i < report.results.size(); ++i)
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const Cell* cell = report.results[i].find(columns[c]);
+      if (!cell || cell->footnote.empty()) continue;
+      auto it = std::find(marked.begin(), marked.end(), cell->footnote);
+      if (it == marked.end()) it = marked.insert(marked.end(), cell->footnote);
+      rows[i][c] += std::string(static_cast<std::size_t>(it - marked.begin()) + 1, '*');
+      width[c] = std::max(width[c], rows[i][c].size());
+    }
   auto line = [&](const std::vector<std::string>& cells, const std::vector<bool>& align) {
     std::string s;
     for (std::size_t c = 0; c < cells.size(); ++c) {
@@ -133,10 +144,13 @@ void render_text(const Report& report, std::ostream& out, const TextStyle& style
       if (c + 1 < cells.size()) s += "  ";
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
-    out << s << '\n';
+    return s;
   };
-  line(columns, std::vector<bool>(columns.size(), false));
-  for (std::size_t i = 0; i < rows.size(); ++i) line(rows[i], right[i]);
+  const std::string header = line(columns, std::vector<bool>(columns.size(), false));
+  out << (style.colour ? "\033[1m" + header + "\033[0m" : header) << '\n';
+  for (std::size_t i = 0; i < rows.size(); ++i) out << line(rows[i], right[i]) << '\n';
+  for (std::size_t m = 0; m < marked.size(); ++m)
+    out << std::string(m + 1, '*') << ' ' << marked[m] << '\n';
   for (const auto& note : report.footnotes) out << note << '\n';
 }
 
@@ -163,6 +177,12 @@ void render_csv(const Report& report, std::ostream& out) {
 }
 
 }  // namespace
+
+bool colour_wanted(bool is_terminal, const char* no_color, const char* term) {
+  if (!is_terminal) return false;
+  if (no_color && *no_color) return false;
+  return !(term && std::string_view(term) == "dumb");
+}
 
 void render_json_line(const Record& record, std::ostream& out) {
   out << to_json(record).dump() << '\n';

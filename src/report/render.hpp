@@ -9,8 +9,14 @@ namespace dpb::report {
 enum class Format { text, json, jsonl, csv };
 
 struct TextStyle {
-  int digits = 6;  ///< significant digits; 0 = the exact double (shortest round-trip form)
+  int digits = 6;       ///< significant digits; 0 = the exact double (shortest round-trip form)
+  bool colour = false;  ///< bold table header (ANSI); only for a terminal
 };
+
+/// Whether to colour output (after ninja's LinePrinter): only on a terminal,
+/// never when NO_COLOR is set and non-empty (no-color.org) or TERM is "dumb".
+/// `no_color` and `term` are the environment values, nullptr when unset.
+bool colour_wanted(bool is_terminal, const char* no_color, const char* term);
 
 /// Text: the inputs as `name  value` lines, a blank line, an aligned table
 /// with a header, then footnotes. CSV: a header row and the result columns.

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace dpb::test {
 
@@ -31,8 +32,8 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-inline Run run_dpbudget(std::initializer_list<std::string> args,
-                        const std::string& stdin_text = "") {
+template <typename Args>
+inline Run run_dpbudget_args(const Args& args, const std::string& stdin_text = "") {
   std::string base = "/tmp/dpbudget_e2e_";
   base.append(std::to_string(::getpid()));
   std::ostringstream cmd;
@@ -51,6 +52,20 @@ inline Run run_dpbudget(std::initializer_list<std::string> args,
   std::remove((base + ".out").c_str());
   std::remove((base + ".err").c_str());
   std::remove((base + ".in").c_str());
+  return r;
+}
+
+inline Run run_dpbudget(std::initializer_list<std::string> args,
+                        const std::string& stdin_text = "") {
+  return run_dpbudget_args(args, stdin_text);
+}
+
+/// Runs `command` with /bin/sh and captures stdout (stderr is left alone).
+inline Run run_shell(const std::string& command) {
+  const std::string out = "/tmp/dpbudget_e2e_sh_" + std::to_string(::getpid()) + ".out";
+  const int raw = std::system((command + " >" + out).c_str());
+  Run r{WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), slurp(out), ""};
+  std::remove(out.c_str());
   return r;
 }
 

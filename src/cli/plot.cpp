@@ -1,0 +1,165 @@
+// dpbudget plot: ε against steps (or epochs) of a DP-SGD run, one curve per
+// accountant, as a self-contained SVG (report/svg.hpp).
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "cli/choices.hpp"
+#include "cli/common.hpp"
+#include "cli/errors.hpp"
+#include "cli/parse.hpp"
+#include "cli/verbs.hpp"
+#include "dpbudget/version.hpp"
+#include "report/number_format.hpp"
+#include "report/svg.hpp"
+
+namespace dpb::cli {
+namespace {
+
+struct PlotFlags {
+  DpSgdFlags run;
+  AccountantFlags accountant;
+  std::vector<std::string> deltas;
+  std::string points = "200";
+  bool log_x = false, log_y = false;
+  std::string output;
+};
+
+/// The two ends of a `a:b` range flag.
+std::pair<std::string, std::string> range_ends(const char* flag,
+                                               const std::vector<std::string>& texts) {
+  const std::string text = texts.size() == 1 ? texts.front() : "";
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
+    throw UsageError(std::string(flag) + ": give the x axis as a range a:b, e.g. 1:10000");
+  return {text.substr(0, colon), text.substr(colon + 1)};
+}
+
+/// `n` places from a to b, evenly or log-evenly spaced.
+std::vector<double> places(double a, double b, int n, bool log) {
+  std::vector<double> x;
+  for (int i = 0; i < n; ++i) {
+    const double t = n == 1 ? 1 : static_cast<double>(i) / (n - 1);
+    x.push_back(log ? a * std::pow(b / a, t) : a + (b - a) * t);
+  }
+  x.front() = a;
+  x.back() = b;
+  return x;
+}
+
+std::string shown(double v) { return report::format_number(v, 6, report::Rounding::nearest); }
+
+int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
+  if (f.output.empty()) throw UsageError("-o/--output is required (a .svg file, or - for stdout)");
+  const bool by_epochs = !f.run.epochs.empty();
+  if (by_epochs && !f.run.steps.empty())
+    throw UsageError("--epochs: give either --steps or --epochs as the x axis, not both");
+  if (!by_epochs && f.run.steps.empty())
+    throw UsageError("--steps is required as a range a:b (or --epochs a:b)");
+  const auto [lo_text, hi_text] =
+      range_ends(by_epochs ? "--epochs" : "--steps", by_epochs ? f.run.epochs : f.run.steps);
+  const double lo = by_epochs ? parse_real("--epochs", lo_text, kPositive)
+                              : static_cast<double>(parse_integer("--steps", lo_text, 1));
+  const double hi = by_epochs ? parse_real("--epochs", hi_text, kPositive)
+                              : static_cast<double>(parse_integer("--steps", hi_text, 1));
+  if (!(hi > lo))
+    throw UsageError(std::string(by_epochs ? "--epochs" : "--steps") +
+                     ": the range a:b needs a < b, got " + lo_text + ":" + hi_text);
+  const auto points = parse_integer("--points", f.points, 2);
+  if (points > 100000) throw UsageError("--points: must be an integer in [2, 100000]");
+  if (f.deltas.empty()) throw UsageError("--delta is required");
+  const double delta =
+      parse_real("--delta", f.deltas.size() == 1 ? f.deltas.front() : "", kOpenUnit);
+
+  // The run without its length: derive() checks q (or N and B) and σ.
+  DpSgdFlags fixed = f.run;
+  fixed.steps = {"1"};
+  fixed.epochs.clear();
+  const DpSgdRun base = derive(single_values(fixed), Unknown::none);
+  const AccountantChoice choice = resolve(f.accountant);
+
+  // x values: whole steps, each once; with --epochs the steps they give.
+  std::vector<double> xs;
+  std::vector<std::int64_t> steps;
+  for (double x : places(lo, hi, static_cast<int>(points), f.log_x)) {
+    const std::int64_t t =
+        by_epochs ? steps_for_epochs(x, base.sampling_rate, base.dataset_size, base.batch_size)
+                  : static_cast<std::int64_t>(std::llround(x));
+    if (!by_epochs && !steps.empty() && t == steps.back()) continue;
+    xs.push_back(by_epochs ? x : static_cast<double>(t));
+    steps.push_back(t);
+  }
+
+  report::Chart chart;
+  chart.title = "privacy loss of a DP-SGD run";
+  chart.x_label = by_epochs ? "epochs" : "steps";
+  chart.y_label = "epsilon at delta = " + shown(delta);
+  chart.log_x = f.log_x;
+  chart.log_y = f.log_y;
+  report::Report remarks;
+  for (const auto& name : choice.names) {
+    report::Series s;
+    s.x = xs;
+    bool approximate = false;
+    for (std::int64_t t : steps) {
+      auto accountant = make_accountant(name, choice.options);
+      accountant->compose(*make_dp_sgd(base.sampling_rate, base.noise_multiplier, t));
+      const Guarantee g = accountant->epsilon(delta);
+      s.y.push_back(g.epsilon);
+      approximate = approximate || g.bound == BoundKind::approximate;
+      if (!g.order_at_edge) collect_remarks(g, remarks, err);
+    }
+    s.label = name + (approximate ? " (approximation, not an upper bound)" : " (upper bound)");
+    s.dashed = approximate;
+    chart.series.push_back(std::move(s));
+  }
+  std::string run_text = "q = " + shown(base.sampling_rate);
+  if (base.dataset_size && base.batch_size)
+    run_text += " (batch " + std::to_string(*base.batch_size) + " of " +
+                std::to_string(*base.dataset_size) + ")";
+  run_text += ", sigma = " + shown(base.noise_multiplier) + ", delta = " + shown(delta) + ", " +
+              chart.x_label + " " + lo_text + " to " + hi_text;
+  chart.caption.push_back(run_text);
+  const bool rdp = std::find(choice.names.begin(), choice.names.end(), "rdp") != choice.names.end();
+  chart.caption.push_back(
+      std::string("dpbudget ") + kVersion +
+      (rdp ? std::string(", RDP conversion ") +
+                 (choice.options.conversion == RdpConversion::classic ? "classic" : "improved")
+           : std::string()) +
+      ", Poisson sampling, add/remove neighbours");
+
+  std::ostringstream svg;
+  report::render_svg(chart, svg);
+  if (f.output == "-") {
+    out << svg.str();
+    return kOk;
+  }
+  std::ofstream file(f.output, std::ios::binary);
+  file << svg.str();
+  file.close();
+  if (!file) throw UsageError("-o: cannot write '" + f.output + "'");
+  return kOk;
+}
+
+}  // namespace
+
+Verb setup_plot(CLI::App& app) {
+  auto f = std::make_shared<PlotFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "plot",
+      "SVG chart of epsilon against steps (or epochs) of a DP-SGD run, one curve per accountant\n"
+      "  example: dpbudget plot -q 0.01 --sigma 1 --steps 1:10000 --delta 1e-5 --accountant all "
+      "-o curve.svg");
+  add_dp_sgd_flags(*cmd, f->run);
+  cmd->add_option("--delta", f->deltas, "delta in (0, 1) at which epsilon is drawn");
+  add_accountant_flags(*cmd, f->accountant);
+  cmd->add_option("--points", f->points,
+                  "places along the x axis where the curve is evaluated (default 200)");
+  cmd->add_flag("--log-x", f->log_x, "logarithmic x axis, points spaced evenly on it");
+  cmd->add_flag("--log-y", f->log_y, "logarithmic epsilon axis (when accountants differ a lot)");
+  record_file(cmd->add_option("-o,--output", f->output, "SVG file to write; - for stdout"));
+  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_plot(*f, out, err); }};
+}
+
+}  // namespace dpb::cli

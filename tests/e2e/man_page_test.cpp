@@ -1,0 +1,106 @@
+// The man page against the parser: every flag of every verb is named in the
+// verb's subsection (.SS verb), no flag the page names is unknown to the
+// parser, and groff renders it without warnings.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "run.hpp"
+
+using dpb::test::run_dpbudget;
+using dpb::test::run_shell;
+using dpb::test::shell_quote;
+using dpb::test::slurp;
+
+namespace {
+
+const std::string kPage = std::string(DPBUDGET_SOURCE_DIR) + "/man/dpbudget.1";
+
+/// verb -> its flags ("" = the root), from `dpbudget completions list`.
+std::map<std::string, std::set<std::string>> parser_flags() {
+  const auto r = run_dpbudget({"completions", "list"});
+  REQUIRE(r.status == 0);
+  std::map<std::string, std::set<std::string>> flags;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    const auto a = line.find('\t'), b = line.find('\t', a + 1);
+    flags[line.substr(0, a)].insert(line.substr(a + 1, b - a - 1));
+  }
+  return flags;
+}
+
+/// The page's text without comments and font escapes, `\-` as `-`, split
+/// into sections: ".SS verb" -> its lines; everything else under "".
+std::map<std::string, std::string> page_sections() {
+  std::istringstream in(slurp(kPage));
+  std::map<std::string, std::string> sections;
+  std::string current;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(".\\\"", 0) == 0) continue;
+    line = std::regex_replace(line, std::regex(R"(\\f[BIRP])"), "");
+    line = std::regex_replace(line, std::regex(R"(\\-)"), "-");
+    if (line.rfind(".SS ", 0) == 0) {
+      current = line.substr(4);
+      continue;
+    }
+    if (line.rfind(".SH ", 0) == 0) current.clear();
+    sections[current] += line + '\n';
+  }
+  return sections;
+}
+
+std::set<std::string> flags_named(const std::string& text) {
+  std::set<std::string> found;
+  const std::regex flag(R"((^|[^A-Za-z0-9_-])(--?[A-Za-z][A-Za-z0-9-]*))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), flag); it != std::sregex_iterator();
+       ++it)
+    found.insert((*it)[2]);
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("man page: every verb has a subsection naming each of its flags") {
+  const auto parser = parser_flags();
+  const auto sections = page_sections();
+  for (const auto& [verb, flags] : parser) {
+    if (verb.empty()) continue;
+    CAPTURE(verb);
+    const auto section = sections.find(verb);
+    REQUIRE_MESSAGE(section != sections.end(), "man/dpbudget.1 has no '.SS " << verb << "'");
+    const auto named = flags_named(section->second);
+    for (const auto& f : flags) CHECK_MESSAGE(named.count(f), verb << ": " << f << " not named");
+    // Flags defined (.TP items) in a verb's subsection must be that verb's.
+    for (const auto& f : named) CHECK_MESSAGE(flags.count(f), verb << ": page names " << f);
+  }
+  for (const auto& [name, text] : sections)
+    if (!name.empty())
+      CHECK_MESSAGE(parser.count(name), "page has a verb the parser lacks: " << name);
+}
+
+TEST_CASE("man page: names no flag the parser does not know") {
+  std::set<std::string> known;
+  for (const auto& [verb, flags] : parser_flags()) known.insert(flags.begin(), flags.end());
+  std::string all;
+  for (const auto& [name, text] : page_sections()) all += text;
+  for (const auto& f : flags_named(all)) CHECK_MESSAGE(known.count(f), "unknown flag " << f);
+}
+
+TEST_CASE("man page: has the sections a reader looks for, and groff renders it cleanly") {
+  const auto page = slurp(kPage);
+  for (const char* s :
+       {".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH ACCOUNTANTS", ".SH OUTPUT FORMATS",
+        ".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH EXAMPLES", ".SH SEE ALSO", "NO_COLOR"})
+    CHECK_MESSAGE(page.find(s) != std::string::npos, s);
+  if (run_shell("command -v groff >/dev/null").status != 0) {
+    FAIL("groff not installed (apt-get install groff-base)");
+    return;
+  }
+  const auto r = run_shell("groff -ww -z -man " + shell_quote(kPage) + " 2>&1");
+  CHECK(r.status == 0);
+  CHECK_MESSAGE(r.out.empty(), r.out);
+}
