@@ -213,6 +213,11 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
                  "dp_accounting's orders plus every integer 2..64)");
   app.add_option("--conversion", f.conversion,
                  "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic");
+  app.add_option("--pld-interval", f.pld_interval,
+                 "PLD: first discretisation step of the loss grid, > 0 (default automatic)");
+  app.add_option("--pld-tolerance", f.pld_tolerance,
+                 "PLD: refine the grid until the epsilon interval is narrower than this, "
+                 "relative to its upper end, in (0, 1) (default 1e-3)");
 }
 
 AccountantChoice resolve(const AccountantFlags& f) {
@@ -225,6 +230,10 @@ AccountantChoice resolve(const AccountantFlags& f) {
   if (!f.orders.empty()) c.options.orders = parse_list("--orders", f.orders, kOrder);
   const auto conv = parse_choice("--conversion", f.conversion, {"improved", "classic"});
   c.options.conversion = conv == "classic" ? RdpConversion::classic : RdpConversion::improved;
+  if (!f.pld_interval.empty())
+    c.options.pld_interval = parse_real("--pld-interval", f.pld_interval, kPositive);
+  if (!f.pld_tolerance.empty())
+    c.options.pld_tolerance = parse_real("--pld-tolerance", f.pld_tolerance, kOpenUnit);
   return c;
 }
 
@@ -234,6 +243,10 @@ void add_inputs(report::Record& in, const AccountantChoice& c) {
     in.add("conversion",
            report::text(c.options.conversion == RdpConversion::classic ? "classic" : "improved"));
   if (rdp && !c.options.orders.empty()) in.add("orders", report::numbers(c.options.orders));
+  if (std::find(c.names.begin(), c.names.end(), "pld") != c.names.end()) {
+    in.add("pld_tolerance", report::number(c.options.pld_tolerance));
+    if (c.options.pld_interval > 0) in.add("pld_interval", report::number(c.options.pld_interval));
+  }
 }
 
 void add_output_flags(CLI::App& app, OutputFlags& f, bool allow_jsonl) {
@@ -261,9 +274,15 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
   r.add("neighbouring", report::text(std::string(to_string(g.neighbouring))));
   r.add("bound", report::text(std::string(to_string(g.bound))));
   r.add("delta", report::number(g.delta, solved_delta ? Rounding::up : Rounding::nearest));
-  if (g.delta_lower) r.add("delta_lower", report::number(*g.delta_lower, Rounding::down));
+  if (g.delta_lower) {
+    r.add("delta_lower", report::number(*g.delta_lower, Rounding::down));
+    r.add("delta_upper", report::number(g.delta, Rounding::up));
+  }
   r.add("epsilon", report::number(g.epsilon, solved_delta ? Rounding::nearest : Rounding::up));
-  if (g.epsilon_lower) r.add("epsilon_lower", report::number(*g.epsilon_lower, Rounding::down));
+  if (g.epsilon_lower) {
+    r.add("epsilon_lower", report::number(*g.epsilon_lower, Rounding::down));
+    r.add("epsilon_upper", report::number(g.epsilon, Rounding::up));
+  }
   if (g.order) r.add("order", report::number(*g.order));
   for (const auto& [key, value] : g.details) r.add(key, report::number(value));
   return r;

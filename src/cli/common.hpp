@@ -69,6 +69,8 @@ struct AccountantFlags {
   std::string accountant = "rdp";
   std::vector<std::string> orders;
   std::string conversion = "improved";
+  std::string pld_interval;   ///< empty = automatic
+  std::string pld_tolerance;  ///< empty = AccountantOptions default
 };
 
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
