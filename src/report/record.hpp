@@ -16,8 +16,15 @@ enum class Rounding {
   down,     ///< a largest allowed value (q, steps): never shown larger
 };
 
+/// A JSON value, serialised: nested as JSON in JSON output, shown as this
+/// compact text elsewhere (e.g. a spec file's event).
+struct JsonText {
+  std::string text;
+};
+
 struct Cell {
-  std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>> value;
+  std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>, JsonText>
+      value;
   Rounding rounding = Rounding::nearest;
 };
 
@@ -25,6 +32,9 @@ inline Cell number(double v, Rounding r = Rounding::nearest) { return Cell{v, r}
 inline Cell integer(std::int64_t v) { return Cell{v, Rounding::nearest}; }
 inline Cell text(std::string v) { return Cell{std::move(v), Rounding::nearest}; }
 inline Cell numbers(std::vector<double> v) { return Cell{std::move(v), Rounding::nearest}; }
+inline Cell json(std::string compact) {
+  return Cell{JsonText{std::move(compact)}, Rounding::nearest};
+}
 
 /// An ordered list of named cells: one row of a table, one JSON object.
 struct Record {

@@ -31,6 +31,8 @@ Json to_json(const Cell& cell) {
           Json a = Json::array();
           for (double x : v) a.push_back(json_number(x));
           return a;
+        } else if constexpr (std::is_same_v<T, JsonText>) {
+          return Json::parse(v.text);
         } else {
           return Json(v);
         }
@@ -57,6 +59,8 @@ std::string to_text(const Cell& cell, const TextStyle& style) {
           return std::to_string(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
           return v;
+        } else if constexpr (std::is_same_v<T, JsonText>) {
+          return v.text;
         } else {
           std::string s;
           for (double x : v) {
