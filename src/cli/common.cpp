@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "accounting/errors.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
 #include "report/number_format.hpp"
@@ -308,20 +309,37 @@ void collect_remarks(const Guarantee& g, report::Report& rep, std::ostream& err)
 report::Report guarantee_table(const std::string& command, const DpSgdRun& run,
                                const AccountantChoice& choice, const std::vector<double>& targets,
                                bool solve_delta, std::ostream& err) {
+  report::Record inputs;
+  add_inputs(inputs, run);
+  const auto event = make_dp_sgd(run.sampling_rate, run.noise_multiplier, run.steps);
+  return event_table(command, std::move(inputs), *event, choice, targets, solve_delta, err);
+}
+
+report::Report event_table(const std::string& command, report::Record inputs, const DpEvent& event,
+                           const AccountantChoice& choice, const std::vector<double>& targets,
+                           bool solve_delta, std::ostream& err) {
   report::Report rep;
   rep.command = command;
-  add_inputs(rep.inputs, run);
+  rep.inputs = std::move(inputs);
   add_inputs(rep.inputs, choice);
-  const auto event = make_dp_sgd(run.sampling_rate, run.noise_multiplier, run.steps);
+  bool any = false;
   for (const auto& name : choice.names) {
     auto accountant = make_accountant(name, choice.options);
-    accountant->compose(*event);
+    if (auto why = accountant->unsupported_reason(event)) {
+      if (choice.names.size() == 1) throw UnsupportedEvent(*why);
+      rep.footnotes.push_back("warning: skipped " + *why);
+      err << "dpbudget: warning: skipped " << *why << '\n';
+      continue;
+    }
+    any = true;
+    accountant->compose(event);
     for (double target : targets) {
       const Guarantee g = solve_delta ? accountant->delta(target) : accountant->epsilon(target);
       rep.results.push_back(guarantee_record(g, solve_delta));
       collect_remarks(g, rep, err);
     }
   }
+  if (!any) throw UnsupportedEvent("no accountant supports this event");
   return rep;
 }
 

@@ -103,6 +103,14 @@ report::Report guarantee_table(const std::string& command, const DpSgdRun& run,
                                const AccountantChoice& choice, const std::vector<double>& targets,
                                bool solve_delta, std::ostream& err);
 
+/// The ε/δ table of any event: `inputs` as given, then one row per accountant
+/// and target. An accountant named alone that cannot handle the event is an
+/// error (UnsupportedEvent); with several (`--accountant all`) it is skipped
+/// with a warning on stderr and a footnote.
+report::Report event_table(const std::string& command, report::Record inputs, const DpEvent& event,
+                           const AccountantChoice& choice, const std::vector<double>& targets,
+                           bool solve_delta, std::ostream& err);
+
 /// Renders to a buffer first, so nothing half-written reaches stdout.
 void emit(const report::Report& report, report::Format format, std::ostream& out);
 
