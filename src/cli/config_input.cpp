@@ -33,7 +33,15 @@ std::int64_t count_value(const Json& obj, const char* key) {
 }
 
 ConfigLine parse_line(const std::string& text, std::size_t line) {
-  const Json obj = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // Nesting is bounded before anything recursive (copies, dumps) sees it.
+  const Json obj = Json::parse(
+      text,
+      [](int depth, Json::parse_event_t, Json&) {
+        if (depth > kMaxLineDepth)
+          throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
+        return true;
+      },
+      /*allow_exceptions=*/false);
   if (obj.is_discarded()) throw LineError{"not valid JSON"};
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
   ConfigLine c;

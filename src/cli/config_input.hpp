@@ -19,6 +19,8 @@ namespace dpb::cli {
 inline constexpr std::size_t kMaxInputBytes = 64u << 20;  // 64 MiB
 inline constexpr std::size_t kMaxLineBytes = 1u << 20;    // 1 MiB
 inline constexpr std::size_t kMaxInputRows = 1'000'000;
+/// JSON nesting of one line: room for a spec at its event depth limit.
+inline constexpr int kMaxLineDepth = 256;
 
 struct ConfigLine {
   std::size_t line = 0;  ///< 1-based line number in the input
