@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace dpb::test {
 
@@ -31,8 +32,7 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-inline Run run_dpbudget(std::initializer_list<std::string> args,
-                        const std::string& stdin_text = "") {
+inline Run run_dpbudget(const std::vector<std::string>& args, const std::string& stdin_text = "") {
   std::string base = "/tmp/dpbudget_e2e_";
   base.append(std::to_string(::getpid()));
   std::ostringstream cmd;
@@ -52,6 +52,11 @@ inline Run run_dpbudget(std::initializer_list<std::string> args,
   std::remove((base + ".err").c_str());
   std::remove((base + ".in").c_str());
   return r;
+}
+
+inline Run run_dpbudget(std::initializer_list<std::string> args,
+                        const std::string& stdin_text = "") {
+  return run_dpbudget(std::vector<std::string>(args), stdin_text);
 }
 
 }  // namespace dpb::test
