@@ -1,8 +1,11 @@
 #include "accounting/calibration.hpp"
 
 #include <algorithm>
+#include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "accounting/errors.hpp"
@@ -30,41 +33,64 @@ std::string num(double v) {
 SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& event_of,
                                         const EpsilonOracle& oracle, double target_epsilon,
                                         double tolerance, double max_sigma) {
-  auto eval = [&](double s) { return oracle(*event_of(s)); };
-  // Bracket [lo, hi] with ε(lo) > target ≥ ε(hi), doubling / halving from 1.
-  double hi = std::min(1.0, max_sigma);
-  Guarantee g_hi = eval(hi);
-  while (!fits(g_hi, target_epsilon)) {
+  std::map<double, Guarantee> seen;  // every evaluation, by σ (each one fresh)
+  auto eval = [&](double s) -> const Guarantee& {
+    auto it = seen.find(s);
+    if (it == seen.end()) it = seen.emplace(s, oracle(*event_of(s))).first;
+    return it->second;
+  };
+  auto verified = [&](double s) -> SigmaSolution {
+    if (!fits(eval(s), target_epsilon))  // cannot happen: every hi was checked
+      throw NoSolution("no noise multiplier found for epsilon " + num(target_epsilon));
+    return {s, eval(s)};
+  };
+
+  // Bracket lo < hi with ε(lo) > target ≥ ε(hi), doubling / halving from 1.
+  double hi = std::min(1.0, max_sigma), lo = 0;
+  while (!fits(eval(hi), target_epsilon)) {
     if (hi >= max_sigma)
       throw NoSolution("epsilon " + num(target_epsilon) + " needs a noise multiplier above " +
                        num(max_sigma) + " (--max-sigma); at that sigma epsilon is " +
-                       num(g_hi.epsilon));
+                       num(eval(hi).epsilon));
+    lo = hi;
     hi = std::min(2 * hi, max_sigma);
-    g_hi = eval(hi);
   }
-  double lo = hi / 2;
-  while (fits(eval(lo), target_epsilon)) {
-    hi = lo;
-    lo /= 2;
-    if (lo < 1e-12) {  // ε ≤ target at any σ (e.g. q = 0): the smallest σ is 0⁺
-      g_hi = eval(hi);
-      return {hi, g_hi};
+  if (lo == 0) {
+    lo = hi / 2;
+    while (fits(eval(lo), target_epsilon)) {
+      hi = lo;
+      lo /= 2;
+      if (lo < 1e-12) return verified(hi);  // ε ≤ target at any σ (e.g. q = 0): σ → 0⁺
     }
   }
-  g_hi = eval(hi);
-  // Bisection in log σ keeps ε(hi) ≤ target < ε(lo) until hi/lo ≤ 1 + tolerance.
-  while (hi / lo - 1 > tolerance) {
+  // Root of f(x) = log ε(e^x) − log target by TOMS 748 (Alefeld, Potra & Shi
+  // 1995), which keeps the bracket: f(log lo) > 0 ≥ f(log hi) throughout, so
+  // hi stays a σ that fits. Geometric bisection first while ε is not finite
+  // and positive at both ends (log needs it).
+  auto f = [&](double x) { return std::log(eval(std::exp(x)).epsilon) - std::log(target_epsilon); };
+  auto finite_log = [&](double s) {
+    const double e = eval(s).epsilon;
+    return e > 0 && std::isfinite(e);
+  };
+  while (hi / lo - 1 > tolerance && (!finite_log(lo) || !finite_log(hi) || target_epsilon == 0)) {
     const double mid = std::sqrt(lo * hi);
     if (mid <= lo || mid >= hi) break;
-    Guarantee g = eval(mid);
-    if (fits(g, target_epsilon)) {
-      hi = mid;
-      g_hi = std::move(g);
-    } else {
-      lo = mid;
-    }
+    (fits(eval(mid), target_epsilon) ? hi : lo) = mid;
   }
-  return {hi, g_hi};
+  if (hi / lo - 1 > tolerance && std::log(hi) > std::log(lo)) {
+    const double a = std::log(lo), b = std::log(hi);
+    const double fa = f(a), fb = f(b);
+    if (fb == 0) return verified(hi);
+    std::uintmax_t max_iter = 200;
+    const double width = std::log1p(tolerance);
+    const auto r = boost::math::tools::toms748_solve(
+        f, a, b, fa, fb, [width](double u, double v) { return std::abs(v - u) <= width; },
+        max_iter);
+    // r.second keeps the sign of f(b) ≤ 0 (unless f hit 0 exactly at r.first).
+    const double s1 = std::exp(r.first), s2 = std::exp(r.second);
+    hi = fits(eval(s1), target_epsilon) ? s1 : s2;
+  }
+  return verified(hi);
 }
 
 CountSolution largest_integer(const std::function<EventPtr(std::int64_t)>& event_of,

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "accounting/errors.hpp"
 #include "accounting/gaussian_mechanism.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
@@ -267,6 +268,11 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
                  "dp_accounting's orders plus every integer 2..64)");
   add_choice_option(app, "--conversion", f.conversion, {"improved", "classic"},
                     "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic");
+  app.add_option("--pld-interval", f.pld_interval,
+                 "PLD: first discretisation step of the loss grid, > 0 (default automatic)");
+  app.add_option("--pld-tolerance", f.pld_tolerance,
+                 "PLD: refine the grid until the epsilon interval is narrower than this, "
+                 "relative to its upper end, in (0, 1) (default 1e-3)");
 }
 
 AccountantChoice resolve(const AccountantFlags& f) {
@@ -279,6 +285,10 @@ AccountantChoice resolve(const AccountantFlags& f) {
   if (!f.orders.empty()) c.options.orders = parse_list("--orders", f.orders, kOrder);
   const auto conv = parse_choice("--conversion", f.conversion, {"improved", "classic"});
   c.options.conversion = conv == "classic" ? RdpConversion::classic : RdpConversion::improved;
+  if (!f.pld_interval.empty())
+    c.options.pld_interval = parse_real("--pld-interval", f.pld_interval, kPositive);
+  if (!f.pld_tolerance.empty())
+    c.options.pld_tolerance = parse_real("--pld-tolerance", f.pld_tolerance, kOpenUnit);
   return c;
 }
 
@@ -288,6 +298,10 @@ void add_inputs(report::Record& in, const AccountantChoice& c) {
     in.add("conversion",
            report::text(c.options.conversion == RdpConversion::classic ? "classic" : "improved"));
   if (rdp && !c.options.orders.empty()) in.add("orders", report::numbers(c.options.orders));
+  if (std::find(c.names.begin(), c.names.end(), "pld") != c.names.end()) {
+    in.add("pld_tolerance", report::number(c.options.pld_tolerance));
+    if (c.options.pld_interval > 0) in.add("pld_interval", report::number(c.options.pld_interval));
+  }
 }
 
 void add_output_flags(CLI::App& app, OutputFlags& f, bool allow_jsonl) {
@@ -331,9 +345,15 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
     bound = report::with_footnote(std::move(bound), "an approximation, not an upper bound");
   r.add("bound", std::move(bound));
   r.add("delta", report::number(g.delta, solved_delta ? Rounding::up : Rounding::nearest));
-  if (g.delta_lower) r.add("delta_lower", report::number(*g.delta_lower, Rounding::down));
+  if (g.delta_lower) {
+    r.add("delta_lower", report::number(*g.delta_lower, Rounding::down));
+    r.add("delta_upper", report::number(g.delta, Rounding::up));
+  }
   r.add("epsilon", report::number(g.epsilon, solved_delta ? Rounding::nearest : Rounding::up));
-  if (g.epsilon_lower) r.add("epsilon_lower", report::number(*g.epsilon_lower, Rounding::down));
+  if (g.epsilon_lower) {
+    r.add("epsilon_lower", report::number(*g.epsilon_lower, Rounding::down));
+    r.add("epsilon_upper", report::number(g.epsilon, Rounding::up));
+  }
   if (g.order) r.add("order", report::number(*g.order));
   for (const auto& [key, value] : g.details) r.add(key, report::number(value));
   return r;
@@ -356,23 +376,31 @@ void collect_remarks(const Guarantee& g, report::Report& rep, std::ostream& err)
   }
 }
 
-report::Report guarantee_table(const std::string& command, const DpSgdRun& run,
-                               const AccountantChoice& choice, const std::vector<double>& targets,
-                               bool solve_delta, std::ostream& err) {
+report::Report event_table(const std::string& command, report::Record inputs, const DpEvent& event,
+                           const AccountantChoice& choice, const std::vector<double>& targets,
+                           bool solve_delta, std::ostream& err) {
   report::Report rep;
   rep.command = command;
-  add_inputs(rep.inputs, run);
+  rep.inputs = std::move(inputs);
   add_inputs(rep.inputs, choice);
-  const auto event = dp_sgd_event(run);
+  bool any = false;
   for (const auto& name : choice.names) {
     auto accountant = make_accountant(name, choice.options);
-    accountant->compose(*event);
+    if (auto why = accountant->unsupported_reason(event)) {
+      if (choice.names.size() == 1) throw UnsupportedEvent(*why);
+      rep.footnotes.push_back("warning: skipped " + *why);
+      err << "dpbudget: warning: skipped " << *why << '\n';
+      continue;
+    }
+    any = true;
+    accountant->compose(event);
     for (double target : targets) {
       const Guarantee g = solve_delta ? accountant->delta(target) : accountant->epsilon(target);
       rep.results.push_back(guarantee_record(g, solve_delta));
       collect_remarks(g, rep, err);
     }
   }
+  if (!any) throw UnsupportedEvent("no accountant supports this event");
   return rep;
 }
 

@@ -84,6 +84,8 @@ struct AccountantFlags {
   std::string accountant = "rdp";
   std::vector<std::string> orders;
   std::string conversion = "improved";
+  std::string pld_interval;   ///< empty = automatic
+  std::string pld_tolerance;  ///< empty = AccountantOptions default
 };
 
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
@@ -113,11 +115,13 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta);
 /// edge of the order set; notes), added once each.
 void collect_remarks(const Guarantee& g, report::Report& report, std::ostream& err);
 
-/// The ε/δ table of a DP-SGD run: for each accountant and each target, ε at
-/// δ = target (solve_delta false) or δ at ε = target (solve_delta true).
-report::Report guarantee_table(const std::string& command, const DpSgdRun& run,
-                               const AccountantChoice& choice, const std::vector<double>& targets,
-                               bool solve_delta, std::ostream& err);
+/// The ε/δ table of any event: `inputs` as given, then one row per accountant
+/// and target. An accountant named alone that cannot handle the event is an
+/// error (UnsupportedEvent); with several (`--accountant all`) it is skipped
+/// with a warning on stderr and a footnote.
+report::Report event_table(const std::string& command, report::Record inputs, const DpEvent& event,
+                           const AccountantChoice& choice, const std::vector<double>& targets,
+                           bool solve_delta, std::ostream& err);
 
 /// Renders to a buffer first, so nothing half-written reaches stdout. Text
 /// output is coloured only on a terminal (std::cout to a tty) and never with

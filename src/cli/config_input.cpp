@@ -5,6 +5,7 @@
 
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
+#include "cli/spec_input.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -32,7 +33,15 @@ std::int64_t count_value(const Json& obj, const char* key) {
 }
 
 ConfigLine parse_line(const std::string& text, std::size_t line) {
-  const Json obj = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // Nesting is bounded before anything recursive (copies, dumps) sees it.
+  const Json obj = Json::parse(
+      text,
+      [](int depth, Json::parse_event_t, Json&) {
+        if (depth > kMaxLineDepth)
+          throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
+        return true;
+      },
+      /*allow_exceptions=*/false);
   if (obj.is_discarded()) throw LineError{"not valid JSON"};
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
   ConfigLine c;
@@ -52,6 +61,13 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
       c.values.dataset_size = count_value(obj, "dataset_size");
     } else if (key == "batch_size") {
       c.values.batch_size = count_value(obj, "batch_size");
+    } else if (key == "spec") {
+      try {
+        c.spec = event_from_json(nlohmann::ordered_json(value), "");
+      } catch (const SpecError& e) {
+        throw LineError{std::string("spec: ") + e.what()};
+      }
+      c.spec_json = event_to_json(*c.spec).dump();
     } else if (key == "delta") {
       c.delta = real_value(obj, "delta", kOpenUnit);
     } else if (key == "epsilon") {
@@ -59,9 +75,12 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     } else {
       throw LineError{key +
                       ": unknown key (allowed: name, sampling_rate, noise_multiplier, "
-                      "steps, epochs, dataset_size, batch_size, delta, epsilon)"};
+                      "steps, epochs, dataset_size, batch_size, delta, epsilon, spec)"};
     }
   }
+  if (c.spec && (c.values.sampling_rate || c.values.noise_multiplier || c.values.epochs ||
+                 c.values.steps || c.values.dataset_size || c.values.batch_size))
+    throw LineError{"spec: give either spec or the DP-SGD keys, not both"};
   return c;
 }
 

@@ -2,13 +2,15 @@
 // Training configurations read from JSON Lines (`dpbudget sweep --input`):
 // one object per line with the flags' names as keys (sampling_rate,
 // noise_multiplier, steps, epochs, dataset_size, batch_size, delta, epsilon)
-// and a free-form `name` echoed to the output.
+// and a free-form `name` echoed to the output; or `spec`, an event as in a
+// spec file, instead of the DP-SGD keys.
 #include <cstddef>
 #include <istream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "accounting/events.hpp"
 #include "cli/common.hpp"
 
 namespace dpb::cli {
@@ -17,6 +19,8 @@ namespace dpb::cli {
 inline constexpr std::size_t kMaxInputBytes = 64u << 20;  // 64 MiB
 inline constexpr std::size_t kMaxLineBytes = 1u << 20;    // 1 MiB
 inline constexpr std::size_t kMaxInputRows = 1'000'000;
+/// JSON nesting of one line: room for a spec at its event depth limit.
+inline constexpr int kMaxLineDepth = 256;
 
 struct ConfigLine {
   std::size_t line = 0;  ///< 1-based line number in the input
@@ -24,6 +28,10 @@ struct ConfigLine {
   DpSgdValues values;
   std::optional<double> delta;
   std::optional<double> epsilon;
+  /// `"spec": {...}`: an event (README, "Spec files") instead of the DP-SGD
+  /// keys, and its compact JSON.
+  EventPtr spec;
+  std::string spec_json;
 };
 
 struct InputError {

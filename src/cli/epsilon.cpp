@@ -1,10 +1,12 @@
-// dpbudget epsilon: (q, σ, T, δ) -> ε, one row per accountant and δ.
+// dpbudget epsilon: (q, σ, T, δ) -> ε, one row per accountant and δ; or the
+// ε of a spec file's composition (--spec).
 #include <memory>
 #include <optional>
 
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
+#include "cli/spec_verb.hpp"
 #include "cli/verbs.hpp"
 #include "report/number_format.hpp"
 
@@ -15,12 +17,17 @@ struct EpsilonFlags {
   DpSgdFlags run;
   AccountantFlags accountant;
   OutputFlags output;
+  SpecFlags spec;
   std::vector<std::string> deltas;
   std::string max_epsilon;
 };
 
 int run_epsilon(const EpsilonFlags& f, std::ostream& out, std::ostream& err) {
-  const DpSgdRun run = derive(single_values(f.run), Unknown::none);
+  if (f.spec.print) {
+    print_spec(f.spec, f.run, out);
+    return kOk;
+  }
+  RunEvent run = load_run(f.spec, f.run);
   const AccountantChoice choice = resolve(f.accountant);
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);
@@ -30,7 +37,8 @@ int run_epsilon(const EpsilonFlags& f, std::ostream& out, std::ostream& err) {
   std::optional<double> budget;
   if (!f.max_epsilon.empty()) budget = parse_real("--max-epsilon", f.max_epsilon, kNonNegative);
 
-  const auto rep = guarantee_table("epsilon", run, choice, targets, /*solve_delta=*/false, err);
+  const auto rep = event_table("epsilon", std::move(run.inputs), *run.event, choice, targets,
+                               /*solve_delta=*/false, err);
   emit(rep, f.output, out);
   // The budget gate: stdout keeps the full table; every row over is named.
   bool over = false;
@@ -64,6 +72,7 @@ Verb setup_epsilon(CLI::App& app) {
   cmd->add_option("--delta", f->deltas, "target delta(s) in (0, 1); several give one row each");
   cmd->add_option("--max-epsilon", f->max_epsilon,
                   "budget gate: rows with epsilon above it are named on stderr; exit status 1");
+  add_spec_flags(*cmd, f->spec);
   add_accountant_flags(*cmd, f->accountant);
   add_output_flags(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_epsilon(*f, out, err); }};

@@ -104,7 +104,9 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
     bool approximate = false;
     for (std::int64_t t : steps) {
       auto accountant = make_accountant(name, choice.options);
-      accountant->compose(*make_dp_sgd(base.sampling_rate, base.noise_multiplier, t));
+      DpSgdRun run = base;
+      run.steps = t;
+      accountant->compose(*dp_sgd_event(run));
       const Guarantee g = accountant->epsilon(delta);
       s.y.push_back(g.epsilon);
       approximate = approximate || g.bound == BoundKind::approximate;

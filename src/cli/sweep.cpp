@@ -45,6 +45,8 @@ struct Job {
   Unknown unknown = Unknown::none;
   std::vector<double> deltas;
   std::vector<double> epsilons;  ///< targets when solving, else budgets
+  EventPtr spec;                 ///< an --input line's "spec", instead of `run`
+  std::string spec_json;
 };
 
 struct Row {
@@ -72,7 +74,10 @@ std::string describe(const Job& job) {
 
 void add_run_columns(report::Record& r, const Job& job) {
   if (job.name) r.add("name", report::text(*job.name));
-  add_inputs(r, job.run, job.unknown);
+  if (job.spec)
+    r.add("spec", report::json(job.spec_json));
+  else
+    add_inputs(r, job.run, job.unknown);
 }
 
 std::vector<Row> compute(const Job& job, const Settings& s) {
@@ -80,7 +85,16 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
   for (const auto& accountant : s.choice.names) {
     if (job.unknown == Unknown::none) {
       auto acc = make_accountant(accountant, s.choice.options);
-      acc->compose(*dp_sgd_event(job.run));
+      if (job.spec) {
+        // With --accountant all, an accountant that cannot handle a spec gives no row.
+        if (auto why = acc->unsupported_reason(*job.spec)) {
+          if (s.choice.names.size() == 1) throw UnsupportedEvent(describe(job) + ": " + *why);
+          continue;
+        }
+        acc->compose(*job.spec);
+      } else {
+        acc->compose(*dp_sgd_event(job.run));
+      }
       for (double delta : job.deltas) {
         const Guarantee g = acc->epsilon(delta);
         Row row;
@@ -164,6 +178,22 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
     Job job;
     job.name = c.name;
     job.line = c.line;
+    if (c.spec) {
+      if (unknown != Unknown::none) {
+        errors.push_back({c.line, "spec: not with --solve (give the DP-SGD keys to solve)"});
+        continue;
+      }
+      job.spec = c.spec;
+      job.spec_json = c.spec_json;
+      job.deltas = c.delta ? std::vector<double>{*c.delta} : deltas;
+      job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : epsilons;
+      if (job.deltas.empty()) {
+        errors.push_back({c.line, "delta: missing (give it on the line or with --delta)"});
+        continue;
+      }
+      jobs.push_back(std::move(job));
+      continue;
+    }
     // A line without a noise multiplier but with an epsilon asks for σ.
     job.unknown =
         unknown == Unknown::none && !c.values.noise_multiplier && c.epsilon && !f.solve.size()
@@ -364,7 +394,8 @@ Verb setup_sweep(CLI::App& app) {
   cmd->add_option("--input", f->input,
                   "JSON Lines file of configurations ('-' for stdin), keys as the flags: "
                   "sampling_rate, noise_multiplier, steps, epochs, dataset_size, batch_size, "
-                  "delta, epsilon (budget, or target when noise_multiplier is absent), name");
+                  "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
+                  "spec (an event as in a --spec file) instead of the DP-SGD keys");
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2)");
   add_accountant_flags(*cmd, f->accountant);

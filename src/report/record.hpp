@@ -21,8 +21,16 @@ enum class Rounding {
 /// of two-element arrays.
 using Pairs = std::vector<std::array<double, 2>>;
 
+/// A JSON value, serialised: nested as JSON in JSON output, shown as this
+/// compact text elsewhere (e.g. a spec file's event).
+struct JsonText {
+  std::string text;
+};
+
 struct Cell {
-  std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>, Pairs> value;
+  std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>, Pairs,
+               JsonText>
+      value;
   Rounding rounding = Rounding::nearest;
   /// Text output marks the cell (`*`, `**`, ...) and prints this under the
   /// table once; JSON and CSV ignore it.
@@ -38,6 +46,9 @@ inline Cell pairs(Pairs v, Rounding r = Rounding::nearest) { return Cell{std::mo
 inline Cell with_footnote(Cell c, std::string note) {
   c.footnote = std::move(note);
   return c;
+}
+inline Cell json(std::string compact) {
+  return Cell{JsonText{std::move(compact)}, Rounding::nearest};
 }
 
 /// An ordered list of named cells: one row of a table, one JSON object.

@@ -35,6 +35,8 @@ Json to_json(const Cell& cell) {
           Json a = Json::array();
           for (const auto& [x, y] : v) a.push_back(Json::array({json_number(x), json_number(y)}));
           return a;
+        } else if constexpr (std::is_same_v<T, JsonText>) {
+          return Json::parse(v.text);
         } else {
           return Json(v);
         }
@@ -76,6 +78,8 @@ std::string to_text(const Cell& cell, const TextStyle& style) {
             s += ')';
           }
           return s;
+        } else if constexpr (std::is_same_v<T, JsonText>) {
+          return v.text;
         } else {
           std::string s;
           for (double x : v) {

@@ -60,6 +60,10 @@ inline Run run_dpbudget(std::initializer_list<std::string> args,
   return run_dpbudget_args(args, stdin_text);
 }
 
+inline Run run_dpbudget(const std::vector<std::string>& args, const std::string& stdin_text = "") {
+  return run_dpbudget_args(args, stdin_text);
+}
+
 /// Runs `command` with /bin/sh and captures stdout (stderr is left alone).
 inline Run run_shell(const std::string& command) {
   const std::string out = "/tmp/dpbudget_e2e_sh_" + std::to_string(::getpid()) + ".out";

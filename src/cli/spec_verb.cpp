@@ -1,0 +1,62 @@
+#include "cli/spec_verb.hpp"
+
+#include "cli/errors.hpp"
+#include "cli/spec_input.hpp"
+
+namespace dpb::cli {
+namespace {
+
+void require_no_run_flags(const DpSgdFlags& f) {
+  const std::pair<const char*, const std::vector<std::string>*> flags[] = {
+      {"--sampling-rate", &f.sampling_rate},
+      {"--noise-multiplier", &f.noise_multiplier},
+      {"--steps", &f.steps},
+      {"--dataset-size", &f.dataset_size},
+      {"--batch-size", &f.batch_size},
+      {"--epochs", &f.epochs}};
+  for (const auto& [flag, values] : flags)
+    if (!values->empty())
+      throw UsageError(std::string(flag) +
+                       ": not with --spec (the spec file describes the whole run)");
+}
+
+}  // namespace
+
+void add_spec_flags(CLI::App& app, SpecFlags& f) {
+  app.add_option("--spec", f.file,
+                 "JSON file ('-' for stdin) describing a composition of events (gaussian, "
+                 "laplace, poisson_sampled, sampled_without_replacement, self_composed, "
+                 "composed) instead of the DP-SGD flags");
+  app.add_flag("--print-spec", f.print,
+               "print the spec JSON of the DP-SGD flags given (or of --spec) and exit");
+}
+
+void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out) {
+  nlohmann::ordered_json json;
+  if (!spec.file.empty()) {
+    require_no_run_flags(run);
+    json = nlohmann::ordered_json::parse(read_spec_file(spec.file).json);
+  } else {
+    const DpSgdRun r = derive(single_values(run), Unknown::none);
+    json = event_to_json(*dp_sgd_event(r));
+  }
+  out << json.dump(2) << '\n';
+  out.flush();
+}
+
+RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run) {
+  RunEvent out;
+  if (spec.file.empty()) {
+    const DpSgdRun r = derive(single_values(run), Unknown::none);
+    add_inputs(out.inputs, r);
+    out.event = dp_sgd_event(r);
+    return out;
+  }
+  require_no_run_flags(run);
+  Spec s = read_spec_file(spec.file);
+  out.inputs.add("spec", report::json(std::move(s.json)));
+  out.event = std::move(s.event);
+  return out;
+}
+
+}  // namespace dpb::cli
