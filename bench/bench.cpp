@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "accounting/composition.hpp"
 #include "accounting/events.hpp"
 
 namespace {
@@ -73,6 +74,16 @@ void bench_process(const char* title, const std::vector<const char*>& args, int 
               1e3 * t[t.size() / 2], 1e3 * t.front(), 1e3 * t.back(), runs);
 }
 
+void bench_optimal_composition() {
+  // SPEC §4: exact optimal composition of k = 10⁶ (ε, δ)-DP mechanisms.
+  const auto t0 = Clock::now();
+  const double eps = dpb::optimal_epsilon(0.001, 1e-12, 1'000'000, 1e-5);
+  std::printf(
+      "optimal composition, k = 1e6 (epsilon 0.001, delta 1e-12, target delta 1e-5): "
+      "%.1f ms (epsilon %.6g)\n",
+      1e3 * seconds_since(t0), eps);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,5 +93,22 @@ int main(int argc, char** argv) {
                 {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
                  "--delta", "1e-5", nullptr},
                 50);
+  bench_process("dpbudget sigma --epsilon 1 --delta 1e-5 -q 0.01 --steps 10000",
+                {DPBUDGET_BINARY, "sigma", "--epsilon", "1", "--delta", "1e-5", "-q", "0.01",
+                 "--steps", "10000", nullptr},
+                20);
+  bench_process("dpbudget sweep: 100 (q, sigma) pairs x 100 step counts = 10000 rows, csv",
+                {DPBUDGET_BINARY, "sweep", "-q", "0.001:0.01:0.001", "--sigma", "0.6:1.5:0.1",
+                 "--steps", "100:10000:100", "--delta", "1e-5", "--format", "csv", nullptr},
+                5);
+  bench_optimal_composition();
+  bench_process("dpbudget epsilon --accountant pld -q 0.01 --sigma 1 --steps 10000 --delta 1e-5",
+                {DPBUDGET_BINARY, "epsilon", "--accountant", "pld", "-q", "0.01", "--sigma", "1",
+                 "--steps", "10000", "--delta", "1e-5", nullptr},
+                5);
+  bench_process("dpbudget sigma --accountant pld -q 0.01 --steps 10000 --epsilon 2 --delta 1e-5",
+                {DPBUDGET_BINARY, "sigma", "--accountant", "pld", "-q", "0.01", "--steps", "10000",
+                 "--epsilon", "2", "--delta", "1e-5", nullptr},
+                3);
   return 0;
 }

@@ -268,6 +268,9 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
                  "dp_accounting's orders plus every integer 2..64)");
   add_choice_option(app, "--conversion", f.conversion, {"improved", "classic"},
                     "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic");
+  add_choice_option(app, "--composition", f.composition, {"basic", "advanced", "optimal"},
+                    "composition accountant's theorem: optimal (Kairouz et al., default) | "
+                    "advanced (Dwork-Rothblum-Vadhan) | basic");
   app.add_option("--pld-interval", f.pld_interval,
                  "PLD: first discretisation step of the loss grid, > 0 (default automatic)");
   app.add_option("--pld-tolerance", f.pld_tolerance,
@@ -285,6 +288,11 @@ AccountantChoice resolve(const AccountantFlags& f) {
   if (!f.orders.empty()) c.options.orders = parse_list("--orders", f.orders, kOrder);
   const auto conv = parse_choice("--conversion", f.conversion, {"improved", "classic"});
   c.options.conversion = conv == "classic" ? RdpConversion::classic : RdpConversion::improved;
+  const auto theorem =
+      parse_choice("--composition", f.composition, {"basic", "advanced", "optimal"});
+  c.options.composition = theorem == "basic"      ? CompositionMethod::basic
+                          : theorem == "advanced" ? CompositionMethod::advanced
+                                                  : CompositionMethod::optimal;
   if (!f.pld_interval.empty())
     c.options.pld_interval = parse_real("--pld-interval", f.pld_interval, kPositive);
   if (!f.pld_tolerance.empty())
@@ -298,6 +306,8 @@ void add_inputs(report::Record& in, const AccountantChoice& c) {
     in.add("conversion",
            report::text(c.options.conversion == RdpConversion::classic ? "classic" : "improved"));
   if (rdp && !c.options.orders.empty()) in.add("orders", report::numbers(c.options.orders));
+  if (std::find(c.names.begin(), c.names.end(), "composition") != c.names.end())
+    in.add("composition", report::text(std::string(to_string(c.options.composition))));
   if (std::find(c.names.begin(), c.names.end(), "pld") != c.names.end()) {
     in.add("pld_tolerance", report::number(c.options.pld_tolerance));
     if (c.options.pld_interval > 0) in.add("pld_interval", report::number(c.options.pld_interval));

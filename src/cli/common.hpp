@@ -84,6 +84,7 @@ struct AccountantFlags {
   std::string accountant = "rdp";
   std::vector<std::string> orders;
   std::string conversion = "improved";
+  std::string composition = "optimal";
   std::string pld_interval;   ///< empty = automatic
   std::string pld_tolerance;  ///< empty = AccountantOptions default
 };
