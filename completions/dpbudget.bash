@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plot' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate sweep compose amplify gaussian laplace gdp tradeoff plot' -- "$cur"))
         return
       fi
       ;;
@@ -28,14 +28,20 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
-        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition all' -- "$cur")); return ;;
+        --max-epsilon) COMPREPLY=(); return ;;
+        --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --delta --accountant --orders --conversion --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --max-epsilon --spec --print-spec --accountant --orders --conversion --pld-interval --pld-tolerance --format --precision'
       ;;
     delta)
       case $prev in
@@ -45,14 +51,19 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
-        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition all' -- "$cur")); return ;;
+        --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --epsilon --accountant --orders --conversion --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --spec --print-spec --accountant --orders --conversion --pld-interval --pld-tolerance --format --precision'
       ;;
     sigma)
       case $prev in
@@ -62,17 +73,21 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
-        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition all' -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --epsilon --delta --accountant --orders --conversion --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     steps)
       case $prev in
@@ -82,17 +97,21 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
-        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition all' -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --epsilon --delta --accountant --orders --conversion --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     sampling-rate)
       case $prev in
@@ -102,17 +121,124 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
-        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition all' -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --epsilon --delta --accountant --orders --conversion --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      ;;
+    sweep)
+      case $prev in
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --batch-size) COMPREPLY=(); return ;;
+        --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --solve) COMPREPLY=($(compgen -W 'sigma steps sampling-rate' -- "$cur")); return ;;
+        --max-epsilon) COMPREPLY=(); return ;;
+        --input) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
+        --tolerance) COMPREPLY=(); return ;;
+        --max-sigma) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json jsonl csv' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      ;;
+    compose)
+      case $prev in
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        -k|--count) COMPREPLY=(); return ;;
+        --target-delta) COMPREPLY=(); return ;;
+        --target-epsilon) COMPREPLY=(); return ;;
+        --method) COMPREPLY=($(compgen -W 'basic advanced optimal all' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --epsilon --delta -k --count --target-delta --target-epsilon --method --format --precision'
+      ;;
+    amplify)
+      case $prev in
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --batch-size) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --epsilon --delta -q --sampling-rate --dataset-size --batch-size --sampling --format --precision'
+      ;;
+    gaussian)
+      case $prev in
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --sensitivity) COMPREPLY=(); return ;;
+        --method) COMPREPLY=($(compgen -W 'analytic classic all' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --epsilon --delta --sensitivity --method --format --precision'
+      ;;
+    laplace)
+      case $prev in
+        --epsilon) COMPREPLY=(); return ;;
+        --sensitivity) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --epsilon --sensitivity --format --precision'
+      ;;
+    gdp)
+      case $prev in
+        --mu) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --group) COMPREPLY=(); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --batch-size) COMPREPLY=(); return ;;
+        --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --format --precision'
+      ;;
+    tradeoff)
+      case $prev in
+        --mu) COMPREPLY=(); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --points) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --mu --epsilon --delta --points --format --precision'
       ;;
     plot)
       case $prev in
@@ -122,14 +248,18 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
-        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition all' -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --delta --accountant --orders --conversion --points --log-x --log-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --pld-interval --pld-tolerance --points --log-x --log-y -o --output'
       ;;
     *) return ;;
   esac

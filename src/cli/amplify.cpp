@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "accounting/amplification.hpp"
+#include "cli/choices.hpp"
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
@@ -83,8 +84,8 @@ Verb setup_amplify(CLI::App& app) {
                   "probability that a record is sampled, in [0, 1]");
   cmd->add_option("--dataset-size", f->dataset_size, "N: records in the dataset (q = m/N)");
   cmd->add_option("--batch-size", f->batch_size, "m: records sampled, an integer in [1, N]");
-  cmd->add_option("--sampling", f->sampling,
-                  "poisson (default; add/remove neighbours) | without-replacement (replace-one)");
+  add_choice_option(*cmd, "--sampling", f->sampling, {"poisson", "without-replacement"},
+                    "poisson (default; add/remove neighbours) | without-replacement (replace-one)");
   add_output_flags(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_amplify(*f, out, err); }};
 }

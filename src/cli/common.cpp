@@ -26,8 +26,8 @@ void add_dp_sgd_flags(CLI::App& app, DpSgdFlags& f) {
   app.add_option("--dataset-size", f.dataset_size, "N: records in the dataset (q = B/N)");
   app.add_option("--batch-size", f.batch_size, "B: expected batch size (q = B/N)");
   app.add_option("--epochs", f.epochs, "passes over the data: T = ceil(epochs * N / B)");
-  app.add_option("--sampling", f.sampling,
-                 "poisson (default; add/remove) | without-replacement (B of N; replace-one)");
+  add_choice_option(app, "--sampling", f.sampling, {"poisson", "without-replacement"},
+                    "poisson (default; add/remove) | without-replacement (B of N; replace-one)");
   app.add_option("--group-noise-multipliers", f.group_noise_multipliers,
                  "per-layer clipping: z1,z2,... in place of --noise-multiplier; they act as "
                  "z* = 1/sqrt(sum 1/z_m^2)");

@@ -6,6 +6,7 @@
 
 #include "accounting/composition.hpp"
 #include "accounting/errors.hpp"
+#include "cli/choices.hpp"
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
@@ -172,9 +173,9 @@ Verb setup_compose(CLI::App& app) {
                   "total delta(s) in [0, 1): report the composed epsilon at each");
   cmd->add_option("--target-epsilon", f->target_epsilon,
                   "total epsilon(s) >= 0: report the composed delta at each");
-  cmd->add_option("--method", f->method,
-                  "basic | advanced (Dwork-Rothblum-Vadhan) | optimal (Kairouz-Oh-Viswanath) | "
-                  "all (default)");
+  add_choice_option(*cmd, "--method", f->method, {"basic", "advanced", "optimal", "all"},
+                    "basic | advanced (Dwork-Rothblum-Vadhan) | optimal (Kairouz-Oh-Viswanath) | "
+                    "all (default)");
   add_output_flags(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_compose(*f, out, err); }};
 }

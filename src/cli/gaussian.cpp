@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "accounting/gaussian_mechanism.hpp"
+#include "cli/choices.hpp"
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
@@ -85,9 +86,9 @@ Verb setup_gaussian(CLI::App& app) {
   cmd->add_option("--delta", f->delta, "target delta(s) in (0, 1)");
   cmd->add_option("--sensitivity", f->sensitivity,
                   "L2 sensitivity, a finite number > 0 (default 1)");
-  cmd->add_option("--method", f->method,
-                  "analytic (Balle & Wang 2018, default) | classic (Dwork & Roth, epsilon < 1) | "
-                  "all (classic rows with epsilon >= 1 are skipped with a warning)");
+  add_choice_option(*cmd, "--method", f->method, {"analytic", "classic", "all"},
+                    "analytic (Balle & Wang 2018, default) | classic (Dwork & Roth, epsilon < 1) | "
+                    "all (classic rows with epsilon >= 1 are skipped with a warning)");
   add_output_flags(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_gaussian(*f, out, err); }};
 }

@@ -1,5 +1,6 @@
 #include "cli/spec_verb.hpp"
 
+#include "cli/choices.hpp"
 #include "cli/errors.hpp"
 #include "cli/spec_input.hpp"
 
@@ -23,10 +24,11 @@ void require_no_run_flags(const DpSgdFlags& f) {
 }  // namespace
 
 void add_spec_flags(CLI::App& app, SpecFlags& f) {
-  app.add_option("--spec", f.file,
-                 "JSON file ('-' for stdin) describing a composition of events (gaussian, "
-                 "laplace, poisson_sampled, sampled_without_replacement, self_composed, "
-                 "composed) instead of the DP-SGD flags");
+  record_file(
+      app.add_option("--spec", f.file,
+                     "JSON file ('-' for stdin) describing a composition of events (gaussian, "
+                     "laplace, poisson_sampled, sampled_without_replacement, self_composed, "
+                     "composed) instead of the DP-SGD flags"));
   app.add_flag("--print-spec", f.print,
                "print the spec JSON of the DP-SGD flags given (or of --spec) and exit");
 }

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "accounting/errors.hpp"
+#include "cli/choices.hpp"
 #include "cli/common.hpp"
 #include "cli/config_input.hpp"
 #include "cli/errors.hpp"
@@ -387,15 +388,16 @@ Verb setup_sweep(CLI::App& app) {
   add_dp_sgd_flags(*cmd, f->run);
   cmd->add_option("--delta", f->deltas, "delta value(s) in (0, 1)");
   cmd->add_option("--epsilon", f->epsilons, "target epsilon(s) with --solve");
-  cmd->add_option("--solve", f->solve,
-                  "solve instead of computing epsilon: sigma|steps|sampling-rate");
+  add_choice_option(*cmd, "--solve", f->solve, {"sigma", "steps", "sampling-rate"},
+                    "solve instead of computing epsilon: sigma|steps|sampling-rate");
   cmd->add_option("--max-epsilon", f->max_epsilon,
                   "budget gate: rows over it are named on stderr and the exit status is 1");
-  cmd->add_option("--input", f->input,
-                  "JSON Lines file of configurations ('-' for stdin), keys as the flags: "
-                  "sampling_rate, noise_multiplier, steps, epochs, dataset_size, batch_size, "
-                  "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
-                  "spec (an event as in a --spec file) instead of the DP-SGD keys");
+  record_file(cmd->add_option(
+      "--input", f->input,
+      "JSON Lines file of configurations ('-' for stdin), keys as the flags: "
+      "sampling_rate, noise_multiplier, steps, epochs, dataset_size, batch_size, "
+      "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
+      "spec (an event as in a --spec file) instead of the DP-SGD keys"));
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2)");
   add_accountant_flags(*cmd, f->accountant);
