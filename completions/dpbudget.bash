@@ -36,12 +36,13 @@ _dpbudget() {
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --max-epsilon --spec --print-spec --accountant --orders --conversion --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --max-epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     delta)
       case $prev in
@@ -58,12 +59,13 @@ _dpbudget() {
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --spec --print-spec --accountant --orders --conversion --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     sigma)
       case $prev in
@@ -80,6 +82,7 @@ _dpbudget() {
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
@@ -87,7 +90,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     steps)
       case $prev in
@@ -104,6 +107,7 @@ _dpbudget() {
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
@@ -111,7 +115,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     sampling-rate)
       case $prev in
@@ -128,6 +132,7 @@ _dpbudget() {
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
@@ -135,7 +140,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     sweep)
       case $prev in
@@ -155,6 +160,7 @@ _dpbudget() {
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
@@ -162,7 +168,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     compose)
       case $prev in
@@ -254,12 +260,13 @@ _dpbudget() {
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --pld-interval --pld-tolerance --points --log-x --log-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y -o --output'
       ;;
     *) return ;;
   esac
