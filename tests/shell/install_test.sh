@@ -37,7 +37,7 @@ check "cpack made one .deb" test -f "$deb"
 info=$(dpkg-deb -I "$deb")
 check "package name" grep -q '^ Package: dpbudget$' <<<"$info"
 check "maintainer" grep -q '^ Maintainer: .' <<<"$info"
-check "depends on libc6 and libstdc++6" grep -q '^ Depends: .*libc6.*libstdc++6' <<<"$info"
+check "depends on libc6, libstdc++6 and FFTW" grep -q '^ Depends: .*libc6.*libstdc++6.*libfftw3-double3' <<<"$info"
 check "description" grep -q '^ Description: differential-privacy budget calculator' <<<"$info"
 contents=$(dpkg-deb -c "$deb")
 for f in "${expected_files[@]}"; do check "package holds /usr/$f" grep -q "\./usr/$f\$" <<<"$contents"; done
