@@ -241,10 +241,11 @@ _dpbudget() {
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --points) COMPREPLY=(); return ;;
+        -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --mu --epsilon --delta --points --format --precision'
+      flags='-h --help --mu --epsilon --delta --points -o --output --format --precision'
       ;;
     plot)
       case $prev in

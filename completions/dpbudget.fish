@@ -194,6 +194,7 @@ complete -c dpbudget -n '__fish_seen_subcommand_from tradeoff' -l mu -x -d 'mu o
 complete -c dpbudget -n '__fish_seen_subcommand_from tradeoff' -l epsilon -x -d 'epsilon of an (epsilon, delta)-DP mechanism, >= 0'
 complete -c dpbudget -n '__fish_seen_subcommand_from tradeoff' -l delta -x -d 'delta of an (epsilon, delta)-DP mechanism, in [0, 1)'
 complete -c dpbudget -n '__fish_seen_subcommand_from tradeoff' -l points -x -d 'grid points x = 0, 1/(n-1), ..., 1: an integer in [2, 1000000] (default 101)'
+complete -c dpbudget -n '__fish_seen_subcommand_from tradeoff' -s o -l output -r -F -d 'draw the curve to this SVG file (- for stdout) instead of a table'
 complete -c dpbudget -n '__fish_seen_subcommand_from tradeoff' -l format -x -a 'text json csv' -d 'output: text (default) | json | csv'
 complete -c dpbudget -n '__fish_seen_subcommand_from tradeoff' -l precision -x -d 'significant digits of numbers in text output, 1..17 (default 6); JSON and CSV are always exact'
 complete -c dpbudget -n '__fish_seen_subcommand_from plot' -s h -l help -d 'Print this help message and exit'

@@ -9,6 +9,7 @@
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
+#include "cli/svg_output.hpp"
 #include "cli/verbs.hpp"
 #include "dpbudget/version.hpp"
 #include "report/number_format.hpp"
@@ -129,18 +130,11 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
       (rdp ? std::string(", RDP conversion ") +
                  (choice.options.conversion == RdpConversion::classic ? "classic" : "improved")
            : std::string()) +
-      ", Poisson sampling, add/remove neighbours");
+      (base.sampling == Sampling::poisson
+           ? ", Poisson sampling, add/remove neighbours"
+           : ", sampling without replacement, replace-one neighbours"));
 
-  std::ostringstream svg;
-  report::render_svg(chart, svg);
-  if (f.output == "-") {
-    out << svg.str();
-    return kOk;
-  }
-  std::ofstream file(f.output, std::ios::binary);
-  file << svg.str();
-  file.close();
-  if (!file) throw UsageError("-o: cannot write '" + f.output + "'");
+  write_svg(chart, f.output, out);
   return kOk;
 }
 

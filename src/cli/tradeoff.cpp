@@ -3,9 +3,11 @@
 #include <memory>
 
 #include "accounting/gdp.hpp"
+#include "cli/choices.hpp"
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/svg_output.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
@@ -13,6 +15,7 @@ namespace {
 
 struct TradeoffFlags {
   std::vector<std::string> mu, epsilon, delta, points;
+  std::string svg;  ///< -o: draw the curve to this SVG file instead of a table
   OutputFlags output;
 };
 
@@ -50,6 +53,27 @@ int run_tradeoff(const TradeoffFlags& f, std::ostream& out, std::ostream& err) {
     curve.push_back({x, gdp ? gdp_tradeoff(mu, x) : eps_delta_tradeoff(epsilon, delta, x)});
   }
   using report::Rounding;
+  if (!f.svg.empty()) {
+    report::Chart chart;
+    chart.title = "f-DP trade-off curve";
+    chart.x_label = "type I error";
+    chart.y_label = "smallest type II error";
+    report::Series series{gdp ? "mu = " + shown(mu) + " GDP"
+                              : "(epsilon, delta) = (" + shown(epsilon) + ", " + shown(delta) + ")",
+                          {},
+                          {}};
+    report::Series none{"1 - x: no information (perfect privacy)", {0, 1}, {1, 0}, true};
+    for (const auto& [x, y] : curve) {
+      series.x.push_back(x);
+      series.y.push_back(y);
+    }
+    chart.series = {series, none};
+    chart.caption.push_back(gdp ? "G_mu(x) = Phi(Phi^-1(1 - x) - mu), Dong, Roth & Su 2022"
+                                : "f(x) = max(0, 1 - delta - e^eps x, e^-eps (1 - delta - x))");
+    chart.caption.push_back(std::to_string(n) + " points");
+    write_svg(chart, f.svg, out);
+    return kOk;
+  }
   if (format == report::Format::json) {
     // One result holding the whole curve.
     report::Record r;
@@ -83,6 +107,8 @@ Verb setup_tradeoff(CLI::App& app) {
   cmd->add_option("--delta", f->delta, "delta of an (epsilon, delta)-DP mechanism, in [0, 1)");
   cmd->add_option("--points", f->points,
                   "grid points x = 0, 1/(n-1), ..., 1: an integer in [2, 1000000] (default 101)");
+  record_file(cmd->add_option("-o,--output", f->svg,
+                              "draw the curve to this SVG file (- for stdout) instead of a table"));
   add_output_flags(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_tradeoff(*f, out, err); }};
 }

@@ -151,3 +151,21 @@ TEST_CASE("plot: bad ranges and missing output are usage errors") {
   CHECK(status({"--steps", "1:100"}) == 2);              // no -o
   CHECK(status({"--steps", "1:100", "--points", "1", "-o", "-"}) == 2);
 }
+
+TEST_CASE("tradeoff -o draws the f-DP curve as a well-formed SVG") {
+  const std::string svg_path = "/tmp/dpbudget_tradeoff_test_" + std::to_string(::getpid()) + ".svg";
+  const auto r = run_dpbudget({"tradeoff", "--mu", "1", "--points", "51", "-o", svg_path});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.empty());
+  const std::string svg = slurp(svg_path);
+  CHECK(svg.find(">mu = 1 GDP</text>") != std::string::npos);
+  CHECK(svg.find(">type I error</text>") != std::string::npos);
+  CHECK(run_shell("xmllint --noout " + svg_path).status == 0);
+  std::remove(svg_path.c_str());
+  // -o - writes the SVG to stdout instead of the table.
+  const auto s = run_dpbudget({"tradeoff", "--epsilon", "1", "--delta", "0.01", "-o", "-"});
+  REQUIRE(s.status == 0);
+  CHECK(s.out.rfind("<?xml", 0) == 0);
+  CHECK(s.out.find("<svg") != std::string::npos);
+  CHECK(run_dpbudget({"tradeoff", "--mu", "1", "-o", "/nonexistent/dir/x.svg"}).status == 2);
+}
