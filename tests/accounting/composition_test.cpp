@@ -209,3 +209,12 @@ TEST_CASE("composition accountant refuses counts whose sum overflows") {
   // Still usable after the refusal: 2^62 steps of sigma = 1 is a lot of privacy loss.
   CHECK(b.epsilon(1e-5).epsilon > 100);
 }
+
+// Regression (hardening): optimal composition of 1e12 steps summed O(sqrt(k))
+// terms hundreds of times (hours); past 1e9 steps it now fails fast.
+TEST_CASE("optimal composition refuses more than 1e9 steps instead of hanging") {
+  CompositionAccountant a{AccountantOptions{}};
+  a.compose(*make_gaussian(1000), 1'000'000'000'000);
+  CHECK_THROWS_AS(a.epsilon(1e-5), InvalidParameter);
+  CHECK_THROWS_AS(a.delta(1.0), InvalidParameter);
+}

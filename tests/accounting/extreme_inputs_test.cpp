@@ -106,9 +106,9 @@ void epsilon_and_delta(const std::string& name, const AccountantOptions& options
       check_epsilon(a->epsilon(p.delta), what + " epsilon");
       check_delta(a->delta(1.0), what + " delta(1)");
     } catch (const InvalidParameter& e) {
-      MESSAGE(what << ": refused: " << e.what());
+      MESSAGE(what << ": refused: " << std::string(e.what()));
     } catch (const UnsupportedEvent& e) {
-      MESSAGE(what << ": refused: " << e.what());
+      MESSAGE(what << ": refused: " << std::string(e.what()));
     }
   });
 }
