@@ -113,6 +113,10 @@ double basic_epsilon(double epsilon, double delta, std::int64_t k, double target
 double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_total) {
   check_eps(epsilon);
   check_k(k);
+  // The sum has O(sqrt(k)) significant terms and the solvers evaluate it
+  // hundreds of times: past 1e9 steps that takes hours. Fail fast instead.
+  if (k > kMaxOptimalCount)
+    throw InvalidParameter("count", "optimal composition is limited to 1e9 steps (use rdp or pld)");
   if (!(epsilon_total >= 0)) throw InvalidParameter("epsilon_total", "must be a number >= 0");
   const double kd = static_cast<double>(k);
   // Only l with (k − 2l)ε > ε' contribute; none if ε = 0 or ε' ≥ kε.

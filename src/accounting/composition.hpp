@@ -37,6 +37,9 @@ double basic_epsilon(double epsilon, double delta, std::int64_t k, double target
 /// saddle-point form (Loader 2000), accurate to ~1e-15 relative. k ≤ 10⁷ or so.
 double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilon_total);
 
+/// Largest k the optimal theorem is evaluated for (its cost grows as sqrt(k)).
+inline constexpr std::int64_t kMaxOptimalCount = 1'000'000'000;
+
 /// log δ_opt(ε') above (the KOV sum without the (1−δ)^k factor); −inf when 0.
 double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_total);
 

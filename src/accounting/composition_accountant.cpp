@@ -33,6 +33,12 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   return r;
 }
 
+std::int64_t checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw InvalidParameter("count", "too many steps");
+  return r;
+}
+
 void add_step(Collected& c, const Step& s, std::int64_t n) {
   if (n == 0 || c.error) return;
   if (c.step && !(*c.step == s)) {
@@ -42,7 +48,7 @@ void add_step(Collected& c, const Step& s, std::int64_t n) {
     return;
   }
   c.step = s;
-  c.count += n;
+  c.count = checked_add(c.count, n);
 }
 
 // Flattens `event` (times `mult`) into repetitions of a single Step.
@@ -181,8 +187,9 @@ void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
   c.step = step_;
   collect(event, count, c);
   if (c.error) throw UnsupportedEvent(*c.error);
+  const std::int64_t total = checked_add(count_, c.count);
   step_ = c.step;
-  count_ += c.count;
+  count_ = total;
 }
 
 Guarantee CompositionAccountant::base() const {

@@ -43,9 +43,16 @@ struct Parts {
   double exact_sq = 0;
   double clt_sq = 0;
   bool clt = false;
+  bool clt_outside = false;  ///< a CLT part is far outside the theorem's regime
   bool poisson = false;
   bool without_replacement = false;
 };
+
+/// The central limit theorem (Bu et al. 2020, Thm 5) is a limit of many steps
+/// each close to perfectly private (per-step μ → 0). Far from that — one step
+/// already distinguishable (μ_step > 0.5) or fewer than 100 steps — the
+/// approximation can be far off in either direction, and the result says so.
+bool outside_clt_regime(double mu_step, double count) { return !(mu_step <= 0.5) || count < 100; }
 
 // Adds `mult` occurrences of `event` to `parts` (μ² is additive under composition).
 void collect(const DpEvent& event, double mult, Parts& parts) {
@@ -65,6 +72,7 @@ void collect(const DpEvent& event, double mult, Parts& parts) {
             const double mu1 = gdp_clt_mu_poisson(q, sigma, 1);
             parts.clt_sq += mult * mu1 * mu1;
             parts.clt = true;
+            parts.clt_outside = parts.clt_outside || outside_clt_regime(mu1, mult);
           }
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
           const double sigma = std::get<GaussianEvent>(*e.event).noise_multiplier;
@@ -76,6 +84,7 @@ void collect(const DpEvent& event, double mult, Parts& parts) {
             const double mu1 = gdp_clt_mu_uniform(q, sigma / kReplaceOneSensitivity, 1);
             parts.clt_sq += mult * mu1 * mu1;
             parts.clt = true;
+            parts.clt_outside = parts.clt_outside || outside_clt_regime(mu1, mult);
           }
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
           if (e.count > 0) collect(*e.event, mult * static_cast<double>(e.count), parts);
@@ -108,6 +117,7 @@ void GdpAccountant::compose(const DpEvent& event, std::int64_t count) {
   exact_sq_ += p.exact_sq;
   clt_sq_ += p.clt_sq;
   clt_ = clt_ || p.clt;
+  clt_outside_ = clt_outside_ || p.clt_outside;
   poisson_ = poisson_ || p.poisson;
   without_replacement_ = without_replacement_ || p.without_replacement;
 }
@@ -124,6 +134,10 @@ Guarantee GdpAccountant::base() const {
     g.notes.push_back(
         "mu from the GDP central limit theorem (Bu, Dong, Long & Su 2020): an approximation, "
         "not an upper bound");
+  if (clt_outside_)
+    g.notes.push_back(
+        "outside the central limit regime (needs many steps, each with mu_step <= 0.5): the "
+        "approximation may be far off in either direction; use rdp or pld for a bound");
   return g;
 }
 

@@ -30,6 +30,7 @@ class GdpAccountant final : public Accountant {
   double exact_sq_ = 0;  ///< Σ μᵢ² of exact (Gaussian) parts
   double clt_sq_ = 0;    ///< Σ μᵢ² of central-limit parts
   bool clt_ = false;
+  bool clt_outside_ = false;  ///< see outside_clt_regime()
   bool poisson_ = false;
   bool without_replacement_ = false;
 };

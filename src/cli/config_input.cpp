@@ -1,7 +1,10 @@
 #include "cli/config_input.hpp"
 
 #include <cmath>
+#include <istream>
 #include <nlohmann/json.hpp>
+#include <streambuf>
+#include <string>
 
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
@@ -84,17 +87,40 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
   return c;
 }
 
+enum class LineRead { line, end, too_long };
+
+/// One line (without its '\n') of at most kMaxLineBytes; unlike std::getline
+/// it never holds more than that in memory, however long the line (stdin may
+/// be endless).
+LineRead read_line(std::istream& in, std::string& text) {
+  text.clear();
+  std::streambuf* buf = in.rdbuf();
+  if (buf == nullptr) return LineRead::end;
+  using traits = std::char_traits<char>;
+  for (bool any = false;; any = true) {
+    const traits::int_type c = buf->sbumpc();
+    if (traits::eq_int_type(c, traits::eof())) {
+      in.setstate(std::ios::eofbit);
+      return any ? LineRead::line : LineRead::end;
+    }
+    if (c == '\n') return LineRead::line;
+    if (text.size() == kMaxLineBytes) return LineRead::too_long;
+    text.push_back(traits::to_char_type(c));
+  }
+}
+
 }  // namespace
 
 ConfigInput read_configs(std::istream& in, const std::string& source_name) {
   ConfigInput out;
   std::size_t bytes = 0, number = 0;
-  for (std::string text; std::getline(in, text);) {
+  std::string text;
+  for (LineRead r; (r = read_line(in, text)) != LineRead::end;) {
     ++number;
     bytes += text.size() + 1;
     if (bytes > kMaxInputBytes)
       throw UsageError("--input: " + source_name + " is larger than 64 MiB");
-    if (text.size() > kMaxLineBytes)
+    if (r == LineRead::too_long)
       throw UsageError("--input: " + source_name + ":" + std::to_string(number) +
                        ": line longer than 1 MiB");
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;

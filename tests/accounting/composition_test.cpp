@@ -193,3 +193,28 @@ TEST_CASE("composition accountant rejects heterogeneous runs") {
   CHECK_THROWS_AS(acc.compose(*make_gaussian(2)), UnsupportedEvent);
   CHECK(acc.supports(*make_self_composed(5, make_gaussian(1))));
 }
+
+// Regression (hardening): step counts that add up past 2^63 were summed with
+// signed overflow (undefined behaviour, seen by UBSan). They are refused.
+TEST_CASE("composition accountant refuses counts whose sum overflows") {
+  const auto g = make_gaussian(1);
+  const std::int64_t big = std::int64_t{1} << 53;
+  // Each branch holds 2^53 · 2^9 = 2^62 steps; two of them make 2^63.
+  const auto branch = make_self_composed(big, make_self_composed(512, g));
+  CompositionAccountant a{AccountantOptions{}};
+  CHECK_THROWS_AS(a.compose(*make_composed({branch, branch})), InvalidParameter);
+  CompositionAccountant b{AccountantOptions{}};
+  b.compose(*branch);
+  CHECK_THROWS_AS(b.compose(*branch), InvalidParameter);
+  // Still usable after the refusal: 2^62 steps of sigma = 1 is a lot of privacy loss.
+  CHECK(b.epsilon(1e-5).epsilon > 100);
+}
+
+// Regression (hardening): optimal composition of 1e12 steps summed O(sqrt(k))
+// terms hundreds of times (hours); past 1e9 steps it now fails fast.
+TEST_CASE("optimal composition refuses more than 1e9 steps instead of hanging") {
+  CompositionAccountant a{AccountantOptions{}};
+  a.compose(*make_gaussian(1000), 1'000'000'000'000);
+  CHECK_THROWS_AS(a.epsilon(1e-5), InvalidParameter);
+  CHECK_THROWS_AS(a.delta(1.0), InvalidParameter);
+}

@@ -114,8 +114,13 @@ TEST_CASE("pld: the discretisation keeps total mass and dominates the true profi
 
 TEST_CASE("pld: T-fold Gaussian equals one Gaussian with sigma/sqrt(T)") {
   // Closed form: the sum of T Gaussian losses is the loss of N(0, σ²/T) vs N(1, σ²/T).
-  for (auto [sigma, steps, delta] :
+  for (const auto& row :
        {std::tuple{10.0, 100, 1e-5}, std::tuple{3.0, 9, 1e-6}, std::tuple{50.0, 10000, 1e-5}}) {
+    // Plain variables, not structured bindings: clang 14 cannot capture those
+    // in CAPTURE's lambda (the sanitizer build uses clang).
+    const double sigma = std::get<0>(row);
+    const int steps = std::get<1>(row);
+    const double delta = std::get<2>(row);
     const double eff = sigma / std::sqrt(static_cast<double>(steps));
     const double truth = gaussian_epsilon(eff, delta);
     const auto r = eps_of({gaussian(sigma, steps)}, delta);

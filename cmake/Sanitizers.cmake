@@ -1,0 +1,27 @@
+# Shared sanitizer and fuzzing settings (README, "Error model and guarantees").
+#
+# DPBUDGET_SANITIZE: every target is built with AddressSanitizer and
+#   UndefinedBehaviorSanitizer, and the first report aborts the process
+#   (-fno-sanitize-recover=all), so a sanitizer finding fails its test.
+# DPBUDGET_FUZZ (clang only): also instruments every target for libFuzzer's
+#   coverage feedback and builds the fuzz targets in tests/fuzz/.
+option(DPBUDGET_SANITIZE "Build everything with ASan and UBSan" OFF)
+option(DPBUDGET_FUZZ "Build the libFuzzer targets (clang; implies DPBUDGET_SANITIZE)" OFF)
+
+if(DPBUDGET_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "DPBUDGET_FUZZ needs clang (-fsanitize=fuzzer): "
+                        "configure with -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  set(DPBUDGET_SANITIZE ON CACHE BOOL "Build everything with ASan and UBSan" FORCE)
+endif()
+
+if(DPBUDGET_SANITIZE)
+  set(DPBUDGET_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all)
+  add_compile_options(${DPBUDGET_SANITIZER_FLAGS} -fno-omit-frame-pointer -g)
+  add_link_options(${DPBUDGET_SANITIZER_FLAGS})
+endif()
+if(DPBUDGET_FUZZ)
+  # Coverage instrumentation for every library; only fuzz targets link libFuzzer's main.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

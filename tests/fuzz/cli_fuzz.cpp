@@ -1,0 +1,106 @@
+// Fuzzes the whole command line in-process: the input is split into argv on
+// NUL and newline bytes and run by run_cli() with its output captured.
+//
+// Checks: the exit status is a documented one (0..3), no "internal error"
+// (an exception the CLI did not expect), no NaN printed, and (via the
+// sanitizers) no memory error, undefined behaviour or leak.
+//
+// Some inputs ask for legitimately long work (a sweep over a million rows,
+// 10^6 plot points, the PLD grid refined to its memory limit); they are
+// skipped, not run, so that libFuzzer's -timeout only catches real hangs:
+// every number in the arguments is at most 1000 in magnitude, at most one
+// argument is a range (a ':'), its steps are at least 0.1, and `pld` (the
+// accountant whose answer may take seconds by design; tests/accounting/
+// extreme_inputs_test.cpp covers it) is not asked for. Arguments that name
+// stdin ("-") or a path with '/' are skipped too: the fuzzer runs in a
+// scratch directory and may only read and write files there.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "fuzz_util.hpp"
+
+namespace {
+
+bool number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
+/// Whether every number-looking run of `arg` is allowed (see above).
+bool numbers_small(const std::string& arg, bool in_range) {
+  std::size_t i = 0;
+  while (i < arg.size()) {
+    if (!number_char(arg[i]) || arg[i] == 'e' || arg[i] == 'E') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < arg.size() && number_char(arg[j])) ++j;
+    const std::string run = arg.substr(i, j - i);
+    char* end = nullptr;
+    const double v = std::strtod(run.c_str(), &end);
+    if (end != run.c_str()) {
+      if (!(std::fabs(v) <= 1000)) return false;
+      if (in_range && v != 0 && std::fabs(v) < 0.1) return false;
+    }
+    i = j;
+  }
+  return true;
+}
+
+bool acceptable(const std::vector<std::string>& args) {
+  int ranges = 0;
+  for (const auto& a : args) {
+    if (a == "-" || a.find('/') != std::string::npos || a.find("pld") != std::string::npos)
+      return false;
+    const bool range = a.find(':') != std::string::npos;
+    ranges += range;
+    if (ranges > 1 || !numbers_small(a, range)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  // A scratch directory for files the verbs may write (plot -o NAME).
+  char dir[] = "/tmp/dpbudget-fuzz-XXXXXX";
+  if (mkdtemp(dir) == nullptr || chdir(dir) != 0) std::abort();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::vector<std::string> args{"dpbudget"};
+  std::string current;
+  bool pending = false;
+  for (std::size_t i = 0; i < size; ++i) {
+    const char c = static_cast<char>(data[i]);
+    if (c == '\0' || c == '\n') {
+      args.push_back(current);
+      current.clear();
+      pending = false;
+    } else {
+      current += c;
+      pending = true;
+    }
+  }
+  if (pending) args.push_back(current);
+  if (args.size() > 64 || !acceptable(args)) return -1;  // -1: not added to the corpus
+
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = dpb::cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  if (status < 0 || status > 3) dpb::fuzz::fail("exit status", std::to_string(status));
+  if (err.str().find("internal error") != std::string::npos)
+    dpb::fuzz::fail("internal error", err.str());
+  if (dpb::fuzz::has_nan_token(out.str())) dpb::fuzz::fail("NaN in output", out.str());
+  return 0;
+}
