@@ -86,15 +86,17 @@ TEST_CASE("pld: --pld-tolerance narrows the interval; --pld-interval sets the fi
 }
 
 TEST_CASE("pld: bad --pld-interval and --pld-tolerance are one-line usage errors") {
-  for (const auto& [flag, value] : {std::pair{"--pld-interval", "0"},
-                                    {"--pld-interval", "-1"},
-                                    {"--pld-interval", "nan"},
-                                    {"--pld-tolerance", "0"},
-                                    {"--pld-tolerance", "1"},
-                                    {"--pld-tolerance", "x"}}) {
+  for (const auto& fv : {std::pair{"--pld-interval", "0"},
+                         {"--pld-interval", "-1"},
+                         {"--pld-interval", "nan"},
+                         {"--pld-tolerance", "0"},
+                         {"--pld-tolerance", "1"},
+                         {"--pld-tolerance", "x"}}) {
+    const auto [flag, value] = fv;  // plain copies: INFO below is a lambda (clang 14)
+    const std::string flag_s = flag, value_s = value;
     const auto r = run_dpbudget({"epsilon", "--accountant", "pld", "-q", "0.01", "--sigma", "1",
-                                 "--steps", "10", "--delta", "1e-5", flag, value});
-    INFO(flag, " ", value, ": ", r.err);
+                                 "--steps", "10", "--delta", "1e-5", flag_s, value_s});
+    INFO(flag_s, " ", value_s, ": ", r.err);
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err.rfind(std::string("dpbudget: error: ") + flag, 0) == 0);
