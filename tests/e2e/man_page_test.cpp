@@ -81,9 +81,11 @@ TEST_CASE("man page: every verb has a subsection naming each of its flags") {
     // Flags defined (.TP items) in a verb's subsection must be that verb's.
     for (const auto& f : named) CHECK_MESSAGE(flags.count(f), verb << ": page names " << f);
   }
-  for (const auto& [name, text] : sections)
+  for (const auto& section : sections) {
+    const std::string& name = section.first;  // not a structured binding: clang 14
     if (!name.empty())
       CHECK_MESSAGE(parser.count(name), "page has a verb the parser lacks: " << name);
+  }
 }
 
 TEST_CASE("man page: names no flag the parser does not know") {
