@@ -200,7 +200,7 @@ Spec parse_spec(const std::string& text) {
             "", "nested deeper than " + std::to_string(kMaxSpecDepth) + " events (the limit)");
       return true;
     });
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // syntax errors, and numbers past the double range
     std::string what = e.what();
     if (const auto p = what.find("] "); p != std::string::npos) what.erase(0, p + 2);
     throw SpecError("", "not valid JSON: " + what);

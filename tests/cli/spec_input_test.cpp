@@ -110,6 +110,9 @@ TEST_CASE("malformed specs name the JSON path at fault") {
       {R"({"composed": [{"laplace": {"scale": 1}}, 7]})", "/composed/1: expected an event object"},
       {R"({"gaussian": )", "(top level): not valid JSON"},
       {"", "(top level): not valid JSON"},
+      // Found by fuzz_spec: a number past the double range is a clean error.
+      {R"({"self_composed": {"count": 6e3300, "event": {"laplace": {"scale": 1}}}})",
+       "(top level): not valid JSON: number overflow"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.text);
