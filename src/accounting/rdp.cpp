@@ -560,6 +560,15 @@ double rdp_laplace(double scale, double alpha) {
 //  δ² ≥ 1 − e^{−ρ(α)} certifies ε = 0, and δ(ε) ≤ √(1 − e^{−ρ(α)}) for all ε.
 // Each candidate is rounded up by a few ulps of its terms.
 // ---------------------------------------------------------------------------
+ConversionTerm rdp_conversion_term(double alpha, double log_delta, RdpConversion conversion) {
+  if (conversion == RdpConversion::classic) {
+    const double c = -log_delta / (alpha - 1);
+    return {c, std::abs(c)};
+  }
+  const double c1 = std::log1p(-1 / alpha), c2 = -(log_delta + std::log(alpha)) / (alpha - 1);
+  return {c1 + c2, std::abs(c1) + std::abs(c2)};
+}
+
 RdpEpsilon epsilon_from_rdp(std::span<const double> orders, std::span<const double> rdp,
                             double delta, RdpConversion conversion) {
   if (orders.size() != rdp.size() || orders.empty())
@@ -576,17 +585,8 @@ RdpEpsilon epsilon_from_rdp(std::span<const double> orders, std::span<const doub
     check_order(a);
     if (!(r >= 0)) throw InvalidParameter("rdp", "RDP values must be >= 0");
     if (std::isinf(r)) continue;
-    double eps, mag;
-    if (conversion == RdpConversion::classic) {
-      const double c = -log_delta / (a - 1);
-      eps = r + c;
-      mag = r + std::abs(c);
-    } else {
-      const double c1 = std::log1p(-1 / a), c2 = -(log_delta + std::log(a)) / (a - 1);
-      eps = r + c1 + c2;
-      mag = r + std::abs(c1) + std::abs(c2);
-    }
-    eps += 8 * std::numeric_limits<double>::epsilon() * mag;
+    const ConversionTerm c = rdp_conversion_term(a, log_delta, conversion);
+    const double eps = r + c.value + 8 * std::numeric_limits<double>::epsilon() * (r + c.magnitude);
     if (eps < best.epsilon) best = {eps, a, false};
   }
   if (best.epsilon < 0) best.epsilon = 0;

@@ -37,6 +37,15 @@ struct RdpEpsilon {
   bool kl_shortcut;  ///< ε = 0 from the Bretagnolle–Huber shortcut (SPEC §3)
 };
 
+/// The conversion term c(α) of SPEC §3, so that ε = ρ_T(α) + c(α) at order α:
+/// classic −log δ/(α−1); improved log(1 − 1/α) − (log δ + log α)/(α−1).
+/// `magnitude` bounds the absolute values summed, for rounding error.
+struct ConversionTerm {
+  double value;
+  double magnitude;
+};
+ConversionTerm rdp_conversion_term(double alpha, double log_delta, RdpConversion conversion);
+
 /// ε(δ) from an RDP curve (`rdp[i]` at `orders[i]`, already composed), SPEC §3.
 RdpEpsilon epsilon_from_rdp(std::span<const double> orders, std::span<const double> rdp,
                             double delta, RdpConversion conversion);

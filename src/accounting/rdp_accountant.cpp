@@ -247,9 +247,7 @@ std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& ste
   for (std::size_t i = 0; i < orders_.size(); ++i) {
     const double a = orders_[i];
     // ε(T) at order α is T·ρ(α) + c(α) (SPEC §3).
-    const double c = conversion_ == RdpConversion::classic
-                         ? -std::log(delta) / (a - 1)
-                         : std::log1p(-1 / a) - (std::log(delta) + std::log(a)) / (a - 1);
+    const double c = rdp_conversion_term(a, std::log(delta), conversion_).value;
     if (!(rho[i] < INFINITY)) continue;
     const double t =
         rho[i] > 0 ? std::floor((epsilon - c) / rho[i]) : (c <= epsilon ? INFINITY : -1);
