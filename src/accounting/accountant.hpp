@@ -80,6 +80,9 @@ class Accountant {
                                                          double /*delta*/) const {
     return std::nullopt;
   }
+  /// The largest number of repetitions of one step this accountant evaluates
+  /// (compose() beyond it makes epsilon/delta refuse), or nullopt: no limit.
+  virtual std::optional<std::int64_t> max_count() const { return std::nullopt; }
 };
 
 using AccountantFactory = std::function<std::unique_ptr<Accountant>(const AccountantOptions&)>;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "accounting/errors.hpp"
 
@@ -45,15 +47,29 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
     return {s, eval(s)};
   };
 
-  // Bracket lo < hi with ε(lo) > target ≥ ε(hi), doubling / halving from 1.
+  // Bracket lo < hi with ε(lo) > target ≥ ε(hi), from 1: upward at least
+  // doubling, and past 1.5 times the σ where the last two failing σ,
+  // extrapolated in log ε against log σ, reach the target (at most ×64 per
+  // step, so a target out of reach is found in a few evaluations); downward
+  // by halving.
   double hi = std::min(1.0, max_sigma), lo = 0;
   while (!fits(eval(hi), target_epsilon)) {
     if (hi >= max_sigma)
       throw NoSolution("epsilon " + num(target_epsilon) + " needs a noise multiplier above " +
                        num(max_sigma) + " (--max-sigma); at that sigma epsilon is " +
                        num(eval(hi).epsilon));
+    double next = 2 * hi;
+    if (lo > 0) {
+      const double e_lo = eval(lo).epsilon, e_hi = eval(hi).epsilon;
+      if (std::isfinite(e_lo) && e_hi > 0 && e_lo > e_hi && target_epsilon > 0) {
+        const double slope = std::log(e_lo / e_hi) / std::log(hi / lo);
+        const double predicted = hi * std::exp(std::log(e_hi / target_epsilon) / slope);
+        if (std::isfinite(predicted)) next = std::max(next, 1.5 * predicted);
+        next = std::min(next, 64 * hi);
+      }
+    }
     lo = hi;
-    hi = std::min(2 * hi, max_sigma);
+    hi = std::min(next, max_sigma);
   }
   if (lo == 0) {
     lo = hi / 2;
@@ -93,33 +109,106 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   return verified(hi);
 }
 
+namespace {
+
+/// log(ε / target): ≤ 0 exactly when ε fits (−inf at ε = 0, +inf at ε = inf).
+double log_excess(const Guarantee& g, double target) {
+  return std::log(g.epsilon) - std::log(target);
+}
+
+/// Narrows a bracket lo < hi with ε(lo) ≤ target < ε(hi) to the largest value
+/// that fits: to adjacent integers (`Value` = int64) or to hi − lo ≤
+/// tolerance·hi (double). ε is close to a power of the value, so each step
+/// interpolates log ε linearly in log x between the ends (regula falsi with
+/// the Illinois modification: an end kept twice has its weight halved);
+/// after two steps that did not halve the bracket it bisects instead. The
+/// invariant is kept whatever ε does, so a non-monotone ε costs steps, not
+/// correctness: the returned value was evaluated and fits.
+template <class Value>
+std::pair<Value, Guarantee> narrow(const std::function<Guarantee(Value)>& eval, double target,
+                                   Value lo, Guarantee g_lo, Value hi, Guarantee g_hi,
+                                   double tolerance) {
+  constexpr bool integral = std::is_integral_v<Value>;
+  auto done = [&] {
+    if constexpr (integral)
+      return hi - lo <= 1;
+    else
+      return hi - lo <= tolerance * hi;
+  };
+  double fa = log_excess(g_lo, target), fb = log_excess(g_hi, target);
+  int last = 0;  // +1: lo moved last, −1: hi moved last
+  int slow = 0;  // consecutive steps that did not halve the bracket
+  while (!done()) {
+    const Value width = hi - lo;
+    const auto dlo = static_cast<double>(lo), dhi = static_cast<double>(hi);
+    double x = lo > 0 && dhi / dlo > 4 ? std::sqrt(dlo * dhi) : dlo + (dhi - dlo) / 2;
+    if (slow < 2 && lo > 0 && std::isfinite(fa) && std::isfinite(fb) && fb > fa) {
+      const double a = std::log(dlo), b = std::log(dhi);
+      const double guess = std::exp(a + (b - a) * (-fa / (fb - fa)));
+      if (std::isfinite(guess)) x = guess;
+    } else if (lo == 0 && !(fb < 0)) {
+      // No log at 0: take ε ∝ x near 0 (amplification by sampling), and at
+      // most a factor 1000 down per step.
+      x = dhi * std::clamp(std::exp(-fb), 1e-3, 0.5);
+    }
+    Value mid;
+    if constexpr (integral) {
+      mid = std::clamp<Value>(static_cast<Value>(std::llround(std::clamp(x, dlo, dhi))), lo + 1,
+                              hi - 1);
+    } else {
+      // Stay a little inside so that every step shrinks the bracket.
+      const double margin = (dhi - dlo) / 64;
+      mid = std::clamp(x, lo > 0 ? dlo + margin : dlo, dhi - margin);
+      if (!(mid > lo && mid < hi)) break;
+    }
+    Guarantee g = eval(mid);
+    if (fits(g, target)) {
+      lo = mid;
+      fa = log_excess(g, target);
+      g_lo = std::move(g);
+      if (last == 1) fb /= 2;
+      last = 1;
+    } else {
+      hi = mid;
+      fb = log_excess(g, target);
+      g_hi = std::move(g);
+      if (last == -1) fa /= 2;
+      last = -1;
+    }
+    slow = 2 * (hi - lo) > width ? slow + 1 : 0;
+  }
+  // The answer is the accountant's limit rather than the budget's: say so.
+  if (std::isinf(g_hi.epsilon) && g_lo.epsilon < target) {
+    std::string why = "the accountant gives epsilon inf just above this value";
+    if (!g_hi.notes.empty()) why += " (" + g_hi.notes.back() + ")";
+    g_lo.notes.push_back(why);
+  }
+  return {lo, std::move(g_lo)};
+}
+
+}  // namespace
+
 CountSolution largest_integer(const std::function<EventPtr(std::int64_t)>& event_of,
                               const EpsilonOracle& oracle, double target_epsilon, std::int64_t lo,
                               std::int64_t hi) {
-  auto eval = [&](std::int64_t n) { return oracle(*event_of(n)); };
+  const std::function<Guarantee(std::int64_t)> eval = [&](std::int64_t n) {
+    return oracle(*event_of(n));
+  };
   Guarantee g_lo = eval(lo);
   if (!fits(g_lo, target_epsilon))
     throw NoSolution("even " + std::to_string(lo) + " gives epsilon " + num(g_lo.epsilon) + " > " +
                      num(target_epsilon));
   Guarantee g_hi = eval(hi);
   if (fits(g_hi, target_epsilon)) return {hi, g_hi};
-  // Invariant: ε(lo) ≤ target < ε(hi).
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    Guarantee g = eval(mid);
-    if (fits(g, target_epsilon)) {
-      lo = mid;
-      g_lo = std::move(g);
-    } else {
-      hi = mid;
-    }
-  }
-  return {lo, g_lo};
+  auto [n, g] = narrow(eval, target_epsilon, lo, std::move(g_lo), hi, std::move(g_hi), 0.0);
+  return {n, std::move(g)};
 }
 
 CountSolution largest_count(const std::function<EventPtr(std::int64_t)>& event_of,
                             const EpsilonOracle& oracle, double target_epsilon) {
-  auto eval = [&](std::int64_t n) { return oracle(*event_of(n)); };
+  const std::function<Guarantee(std::int64_t)> eval = [&](std::int64_t n) {
+    return oracle(*event_of(n));
+  };
   const Guarantee g1 = eval(1);
   if (!fits(g1, target_epsilon))
     throw NoSolution("one step already spends epsilon " + num(g1.epsilon) + " > " +
@@ -133,44 +222,58 @@ CountSolution largest_count(const std::function<EventPtr(std::int64_t)>& event_o
     if (fits(g, target_epsilon) && (n == kUnboundedCount || !fits(eval(n + 1), target_epsilon)))
       return {n, g};
   }
-  // Exponential search for a failing count, then bisection.
-  std::int64_t lo = 1, hi = 2;
+  const std::int64_t limit = std::min(acc->max_count().value_or(kUnboundedCount), kUnboundedCount);
+  // Search upward for a count that does not fit: at least doubling, and past
+  // twice the count where the last two fitting counts, extrapolated in
+  // log ε against log n, reach the target (at most ×64 per step).
+  std::int64_t lo = 1, prev = 0;
   Guarantee g_lo = g1;
+  double prev_eps = 0;
   for (;;) {
+    double next = 2 * static_cast<double>(lo);
+    if (g_lo.epsilon == 0) {
+      next = 64 * static_cast<double>(lo);
+    } else if (prev > 0 && prev_eps > 0 && g_lo.epsilon > prev_eps) {
+      const double slope = std::log(g_lo.epsilon / prev_eps) /
+                           std::log(static_cast<double>(lo) / static_cast<double>(prev));
+      const double predicted =
+          static_cast<double>(lo) * std::exp(std::log(target_epsilon / g_lo.epsilon) / slope);
+      if (std::isfinite(predicted)) next = std::max(next, 2 * predicted);
+      next = std::min(next, 64 * static_cast<double>(lo));
+    }
+    const std::int64_t hi =
+        next >= static_cast<double>(limit) ? limit : static_cast<std::int64_t>(next);
+    if (hi <= lo) {
+      if (limit == kUnboundedCount) return {kUnboundedCount, g_lo};
+      throw NoSolution("every count up to " + std::to_string(limit) + " fits, and the " +
+                       oracle.accountant + " accountant evaluates at most " +
+                       std::to_string(limit) + " (rdp and pld evaluate more)");
+    }
     Guarantee g = eval(hi);
-    if (!fits(g, target_epsilon)) break;
+    if (!fits(g, target_epsilon)) {
+      if (hi - lo <= 1) return {lo, g_lo};
+      auto [n, gn] = narrow(eval, target_epsilon, lo, std::move(g_lo), hi, std::move(g), 0.0);
+      return {n, std::move(gn)};
+    }
+    prev = lo;
+    prev_eps = g_lo.epsilon;
     lo = hi;
     g_lo = std::move(g);
-    if (hi >= kUnboundedCount) return {kUnboundedCount, g_lo};
-    hi = std::min(2 * hi, kUnboundedCount);
   }
-  if (hi - lo <= 1) return {lo, g_lo};
-  return largest_integer(event_of, oracle, target_epsilon, lo, hi);
 }
 
 RateSolution largest_value(const std::function<EventPtr(double)>& event_of,
                            const EpsilonOracle& oracle, double target_epsilon, double lo, double hi,
                            double tolerance) {
-  auto eval = [&](double x) { return oracle(*event_of(x)); };
+  const std::function<Guarantee(double)> eval = [&](double x) { return oracle(*event_of(x)); };
   Guarantee g_lo = eval(lo);
   if (!fits(g_lo, target_epsilon))
     throw NoSolution("even " + num(lo) + " gives epsilon " + num(g_lo.epsilon) + " > " +
                      num(target_epsilon));
   Guarantee g_hi = eval(hi);
   if (fits(g_hi, target_epsilon)) return {hi, g_hi};
-  // Invariant: ε(lo) ≤ target < ε(hi); stop when hi − lo ≤ tolerance·hi.
-  while (hi - lo > tolerance * hi) {
-    const double mid = lo > 0 && hi / lo > 4 ? std::sqrt(lo * hi) : lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) break;
-    Guarantee g = eval(mid);
-    if (fits(g, target_epsilon)) {
-      lo = mid;
-      g_lo = std::move(g);
-    } else {
-      hi = mid;
-    }
-  }
-  return {lo, g_lo};
+  auto [x, g] = narrow(eval, target_epsilon, lo, std::move(g_lo), hi, std::move(g_hi), tolerance);
+  return {x, std::move(g)};
 }
 
 }  // namespace dpb

@@ -150,16 +150,34 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   // Sum outward from the peak. Past the peak each side decreases with ratios
   // that keep shrinking (log-concavity), so the rest of a side is at most
   // t/(1 − r) for the current term t and ratio r: stop when that is < 1e-18 of the sum.
+  // The binomial weight relative to the peak, w(l) = Bin(l)/e^{ref}, follows
+  // w(l+1)/w(l) = (k−l)/(l+1)·e^{−ε} (p/q = e^{−ε}); it is recomputed from
+  // Loader's form every kResync terms, so the product's rounding stays below
+  // ~kResync ulps. The factor 1 − e^{gap} is evaluated afresh for every term.
+  constexpr std::int64_t kResync = 64;
+  const double e_minus = std::exp(-epsilon), e_plus = std::exp(epsilon);
+  auto factor = [&](std::int64_t l) {
+    return -std::expm1(epsilon_total - static_cast<double>(k - 2 * l) * epsilon);
+  };
   double sum = 1;
   for (int dir = -1; dir <= 1; dir += 2) {
     double prev = 1;
-    for (std::int64_t l = lo + dir; l >= 0 && l <= l_max; l += dir) {
-      const double t = std::exp(term(l) - ref);
+    double w = 0;
+    for (std::int64_t l = lo + dir, n = 1; l >= 0 && l <= l_max; l += dir, ++n) {
+      if (n % kResync == 1) {
+        w = std::exp(bin.log_pmf(static_cast<double>(l)) - ref);
+      } else if (dir > 0) {  // from l − 1 to l
+        w *= static_cast<double>(k - l + 1) / static_cast<double>(l) * e_minus;
+      } else {  // from l + 1 to l
+        w *= static_cast<double>(l + 1) / static_cast<double>(k - l) * e_plus;
+      }
+      const double t = w * factor(l);
       sum += t;
       const double r = t / prev;
       if (t == 0 || (r < 1 && t / (1 - r) < 1e-18 * sum)) break;
       prev = t;
     }
+    if (!(sum < kInf)) return 0;  // terms beyond double range: δ_opt ≤ 1 is all that is known
   }
   return std::min(ref + std::log(sum), 0.0);  // δ_opt ≤ 1 (rounding can overshoot by an ulp)
 }

@@ -192,6 +192,11 @@ void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
   count_ = total;
 }
 
+std::optional<std::int64_t> CompositionAccountant::max_count() const {
+  if (method_ == CompositionMethod::optimal) return kMaxOptimalCount;
+  return std::nullopt;
+}
+
 Guarantee CompositionAccountant::base() const {
   Guarantee g;
   g.accountant = "composition";

@@ -34,6 +34,7 @@ class CompositionAccountant final : public Accountant {
   void compose(const DpEvent& event, std::int64_t count = 1) override;
   Guarantee epsilon(double delta) const override;
   Guarantee delta(double epsilon) const override;
+  std::optional<std::int64_t> max_count() const override;
 
  private:
   Guarantee base() const;

@@ -934,7 +934,16 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       now.grid = grid;
       now.refinements = round + 1;
     } catch (const GridTooLarge&) {
-      if (!have) throw UnsupportedEvent("pld: the grid for this event exceeds the size limit");
+      if (!have) {
+        // Not even the first grid fits: no certified bound but the trivial one.
+        result.lower = 0;
+        result.upper = query == Query::epsilon ? kInf : 1;
+        result.converged = false;
+        result.notes.push_back(
+            "pld: the grid for this event exceeds the size limit; no finite bound (rdp gives "
+            "one)");
+        return result;
+      }
       result.converged = false;
       result.notes.push_back("pld: grid size limit reached before the interval width target");
       return result;

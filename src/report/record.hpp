@@ -66,7 +66,7 @@ struct Record {
 };
 
 /// A verb's whole answer: the inputs it used, one record per result, and
-/// footnotes for the reader (shown under text tables only).
+/// footnotes for the reader (under text tables; `notes` in a JSON document).
 struct Report {
   std::string command;
   Record inputs;

@@ -211,6 +211,7 @@ void render(const Report& report, Format format, std::ostream& out, const TextSt
       Json results = Json::array();
       for (const auto& r : report.results) results.push_back(to_json(r));
       doc["results"] = std::move(results);
+      if (!report.footnotes.empty()) doc["notes"] = report.footnotes;
       out << doc.dump(2) << '\n';
       return;
     }

@@ -20,7 +20,8 @@ bool colour_wanted(bool is_terminal, const char* no_color, const char* term);
 
 /// Text: the inputs as `name  value` lines, a blank line, an aligned table
 /// with a header, then footnotes. CSV: a header row and the result columns.
-/// JSON: {"version", "command", "inputs", "results"}. JSON Lines: one result
+/// JSON: {"version", "command", "inputs", "results", "notes" (the footnotes,
+/// when there are any)}. JSON Lines: one result
 /// object per line. JSON numbers are the exact doubles (shortest round-trip
 /// form); infinities are the string "inf".
 void render(const Report& report, Format format, std::ostream& out, const TextStyle& style = {});

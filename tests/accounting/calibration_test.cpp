@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -151,4 +152,63 @@ TEST_CASE("largest sampling rate and batch size") {
   CHECK(eps_at(oracle, rate(b.count + 1), 1.0, 10000) > 4.0);
   // And it agrees with the continuous answer.
   CHECK(std::abs(rate(b.count) - r.value) <= 1.0 / 60000 + tol * r.value);
+}
+
+TEST_CASE("solvers interpolate: few evaluations, the same exact boundary") {
+  // ε is close to a power of T, q and σ: interpolating log ε in log x takes a
+  // handful of evaluations where bisection over [1, 2^23] took ~49.
+  int evaluations = 0;
+  const EpsilonOracle gdp{"gdp", {}, 1e-5};
+  auto event_of = [&](std::int64_t n) {
+    ++evaluations;
+    return make_dp_sgd(1e-3, 10.0, n);
+  };
+  const auto c = largest_count(event_of, gdp, 1.0);
+  CHECK(evaluations <= 20);
+  CHECK(gdp(*make_dp_sgd(1e-3, 10.0, c.count)).epsilon <= 1.0);
+  CHECK(gdp(*make_dp_sgd(1e-3, 10.0, c.count + 1)).epsilon > 1.0);
+
+  evaluations = 0;
+  auto rate_event = [&](double q) {
+    ++evaluations;
+    return make_dp_sgd(q, 1.0, 10000);
+  };
+  const auto r = largest_value(rate_event, gdp, 2.0, 0.0, 1.0, 1e-4);
+  CHECK(evaluations <= 16);
+  CHECK(gdp(*make_dp_sgd(r.value, 1.0, 10000)).epsilon <= 2.0);
+  CHECK(gdp(*make_dp_sgd(r.value * (1 + 2e-4), 1.0, 10000)).epsilon > 2.0);
+
+  // σ out of reach is found in a few evaluations, not by doubling up to the bound.
+  evaluations = 0;
+  auto sigma_event = [&](double s) {
+    ++evaluations;
+    return make_dp_sgd(1.0, s, 1'000'000'000'000);
+  };
+  CHECK_THROWS_AS(smallest_noise_multiplier(sigma_event, gdp, 1.0, 1e-4, 1e4), NoSolution);
+  CHECK(evaluations <= 6);
+}
+
+TEST_CASE("a solver whose answer is set by the accountant's limit says so") {
+  // Optimal composition evaluates at most 10⁹ steps: when every count up to
+  // that fits, there is no answer to give, and the reason names the limit.
+  const EpsilonOracle composition{"composition", {}, 1e-5};
+  auto tiny = [](std::int64_t n) { return make_dp_sgd(1e-6, 10.0, n); };
+  try {
+    (void)largest_count(tiny, composition, 1.0);
+    FAIL("expected NoSolution");
+  } catch (const NoSolution& e) {
+    CHECK(std::string(e.what()).find("evaluates at most 1000000000") != std::string::npos);
+  }
+  // PLD cannot certify δ = 1e-10 past ~2,500 steps (its round-off floor):
+  // the largest count stops there, below the budget, with a note saying why.
+  const EpsilonOracle pld{"pld", {}, 1e-10};
+  auto sgd = [](std::int64_t n) { return make_dp_sgd(0.01, 2.0, n); };
+  const auto c = largest_count(sgd, pld, 20.0);
+  CHECK(c.guarantee.epsilon < 20.0);
+  CHECK(std::isinf(pld(*sgd(c.count + 1)).epsilon));
+  const bool noted =
+      std::any_of(c.guarantee.notes.begin(), c.guarantee.notes.end(), [](const std::string& n) {
+        return n.find("gives epsilon inf just above this value") != std::string::npos;
+      });
+  CHECK(noted);
 }

@@ -67,6 +67,7 @@ struct Stopwatch {
     f();
     const double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s > 1) MESSAGE("slow call " << s << " s: " << what);
     if (s > slowest) {
       slowest = s;
       where = what;
@@ -153,20 +154,19 @@ TEST_CASE("extreme inputs: gdp outside the central limit regime says so") {
     CHECK(n.find("outside the central limit regime") == std::string::npos);
 }
 
-// composition and pld are left out here: each solve takes dozens of fresh
-// evaluations that cost seconds at 10⁶ steps and beyond (their solvers are
-// checked on moderate inputs in never_underreport_test.cpp).
-TEST_CASE("extreme inputs: sigma and steps solvers at the corners, rdp and gdp") {
-  for (const char* name : {"rdp", "gdp"}) {
+// Every accountant's sigma, steps and sampling-rate solvers at the corners: rdp and gdp on
+// 72 points (every value of every axis at least 12 times), composition and
+// pld, whose evaluations cost seconds at 10⁶ steps or near the PLD grid limit, on 12 points
+// (every value at least twice). Composition refuses more than 10⁹ steps.
+namespace {
+
+/// Points [first, last) of the corner sample of one accountant.
+void solver_corners(const std::string& name, std::size_t first, std::size_t last) {
+  {
     Stopwatch watch;
-    // pld: every value of q, T and δ once (sigma is solved for, not given).
-    const bool pld = std::string(name) == "pld";
-    // composition and pld solve with many fresh evaluations, each costly at
-    // 10⁶ steps and beyond: every q, σ and δ once, with T up to 10⁶.
-    const bool costly = pld || std::string(name) == "composition";
-    for (std::size_t i = 0; i < (costly ? 12u : 72u); ++i) {
+    for (std::size_t i = first; i < last; ++i) {
       const double q = kQ[i % 6];
-      const std::int64_t steps = costly ? kSteps[i % 2] : kSteps[i % 3];
+      const std::int64_t steps = kSteps[i % 3];
       const double delta = kDelta[i % 4];
       const double sigma = kSigma[i % 5];
       const EpsilonOracle oracle{name, {}, delta};
@@ -182,9 +182,10 @@ TEST_CASE("extreme inputs: sigma and steps solvers at the corners, rdp and gdp")
           CHECK(s.guarantee.epsilon <= target);
         } catch (const NoSolution&) {
         } catch (const InvalidParameter&) {
+        } catch (const UnsupportedEvent& e) {
+          MESSAGE(what << ": refused: " << std::string(e.what()));
         }
       });
-      if (pld && i % 2 == 1) continue;  // pld steps: half of the points
       watch.time(what + " steps", [&] {
         try {
           const auto c = largest_count([&](std::int64_t n) { return make_dp_sgd(q, sigma, n); },
@@ -195,8 +196,44 @@ TEST_CASE("extreme inputs: sigma and steps solvers at the corners, rdp and gdp")
           CHECK(c.guarantee.epsilon <= target);
         } catch (const NoSolution&) {
         } catch (const InvalidParameter&) {
+        } catch (const UnsupportedEvent& e) {
+          MESSAGE(what << ": refused: " << std::string(e.what()));
+        }
+      });
+      watch.time(what + " sampling-rate", [&] {
+        try {
+          const auto r = largest_value([&](double x) { return make_dp_sgd(x, sigma, steps); },
+                                       oracle, target, 0.0, 1.0, 1e-3);
+          INFO(what);
+          CHECK(r.value >= 0);
+          CHECK(r.value <= 1);
+          CHECK_FALSE(std::isnan(r.guarantee.epsilon));
+          CHECK(r.guarantee.epsilon <= target);
+        } catch (const NoSolution&) {
+        } catch (const InvalidParameter&) {
+        } catch (const UnsupportedEvent& e) {
+          MESSAGE(what << ": refused: " << std::string(e.what()));
         }
       });
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, rdp") {
+  solver_corners("rdp", 0, 72);
+}
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, gdp") {
+  solver_corners("gdp", 0, 72);
+}
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, composition") {
+  solver_corners("composition", 0, 12);
+}
+// pld: the most costly (evaluations near its grid limit take seconds), in two halves.
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 1/2") {
+  solver_corners("pld", 0, 6);
+}
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 2/2") {
+  solver_corners("pld", 6, 12);
 }

@@ -332,3 +332,29 @@ TEST_CASE("pld accountant: registry, events and guarantees") {
   none->compose(*dpb::make_poisson_sampled(0.0, dpb::make_gaussian(1.0)), 5);
   CHECK(none->epsilon(1e-5).epsilon == 0.0);
 }
+
+TEST_CASE("pld accountant: past the grid size limit the answer is inf with a note, not an error") {
+  // σ = 10⁻³ in one release: the privacy loss spans ~10⁶ nats, more than the
+  // grid limit holds at the first discretisation step.
+  auto acc = dpb::make_accountant("pld", {});
+  acc->compose(*dpb::make_gaussian(1e-3));
+  const auto e = acc->epsilon(1e-5);
+  CHECK(std::isinf(e.epsilon));
+  REQUIRE(e.epsilon_lower);
+  CHECK(*e.epsilon_lower == 0);
+  auto names_limit = [](const std::vector<std::string>& notes) {
+    return std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+      return n.find("grid for this event exceeds the size limit") != std::string::npos;
+    });
+  };
+  CHECK(names_limit(e.notes));
+  const auto d = acc->delta(1.0);
+  CHECK(d.delta == 1);
+  CHECK(names_limit(d.notes));
+  // The other accountants still give the finite answer: rdp's is ≥ the exact
+  // Gaussian ε, which is finite.
+  auto rdp = dpb::make_accountant("rdp", {});
+  rdp->compose(*dpb::make_gaussian(1e-3));
+  CHECK(std::isfinite(rdp->epsilon(1e-5).epsilon));
+  CHECK(rdp->epsilon(1e-5).epsilon >= gaussian_epsilon(1e-3, 1e-5));
+}

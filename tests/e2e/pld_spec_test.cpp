@@ -85,6 +85,41 @@ TEST_CASE("pld: --pld-tolerance narrows the interval; --pld-interval sets the fi
   CHECK(k["results"][0]["pld_refinements"].get<double>() == 1);
 }
 
+TEST_CASE("pld past its grid limit: inf with the reason in the text notes and in JSON notes") {
+  const std::vector<std::string> args = {"epsilon", "--accountant", "all",   "-q",
+                                         "1",       "--sigma",      "0.001", "--steps",
+                                         "1",       "--delta",      "1e-5"};
+  auto json_args = args;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const auto r = run_dpbudget(json_args);
+  REQUIRE(r.status == 0);
+  const auto j = json_of(r);
+  bool saw_pld = false;
+  for (const auto& row : j["results"]) {
+    if (row["accountant"] == "pld") {
+      saw_pld = true;
+      CHECK(row["epsilon"] == "inf");
+    } else if (row["accountant"] == "rdp") {
+      CHECK(row["epsilon"].is_number());  // the others still answer
+    }
+  }
+  CHECK(saw_pld);
+  REQUIRE(j.contains("notes"));
+  bool noted = false;
+  for (const auto& n : j["notes"])
+    noted = noted || n.get<std::string>().find("grid for this event exceeds the size limit") !=
+                         std::string::npos;
+  CHECK(noted);
+  const auto text = run_dpbudget(args);
+  CHECK(text.status == 0);
+  CHECK(text.out.find("note: pld: the grid for this event exceeds the size limit") !=
+        std::string::npos);
+  // Without notes there is no notes field.
+  const auto plain = json_of(run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps",
+                                           "10000", "--delta", "1e-5", "--format", "json"}));
+  CHECK_FALSE(plain.contains("notes"));
+}
+
 TEST_CASE("pld: bad --pld-interval and --pld-tolerance are one-line usage errors") {
   for (const auto& fv : {std::pair{"--pld-interval", "0"},
                          {"--pld-interval", "-1"},
