@@ -146,7 +146,7 @@ std::pair<Value, Guarantee> narrow(const std::function<Guarantee(Value)>& eval, 
       const double a = std::log(dlo), b = std::log(dhi);
       const double guess = std::exp(a + (b - a) * (-fa / (fb - fa)));
       if (std::isfinite(guess)) x = guess;
-    } else if (lo == 0 && !(fb < 0)) {
+    } else if (lo == 0 && std::isfinite(fb) && fb > 0) {
       // No log at 0: take ε ∝ x near 0 (amplification by sampling), and at
       // most a factor 1000 down per step.
       x = dhi * std::clamp(std::exp(-fb), 1e-3, 0.5);

@@ -212,3 +212,14 @@ TEST_CASE("a solver whose answer is set by the accountant's limit says so") {
       });
   CHECK(noted);
 }
+
+TEST_CASE("a zero budget: the largest sampling rate whose epsilon is exactly 0") {
+  // ε = 0 where total variation ≤ δ (the KL shortcut): no logarithm of the
+  // target exists, and the search must still narrow to the boundary.
+  const auto oracle = rdp_oracle({}, 1e-5);
+  auto event_of = [](double q) { return make_dp_sgd(q, 1.0, 100); };
+  const auto r = largest_value(event_of, oracle, 0.0, 0.0, 1.0, 1e-4);
+  CHECK(r.value > 0);
+  CHECK(eps_at(oracle, r.value, 1.0, 100) == 0);
+  CHECK(eps_at(oracle, r.value * (1 + 2e-4), 1.0, 100) > 0);
+}
