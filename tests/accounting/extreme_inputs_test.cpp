@@ -221,8 +221,12 @@ void solver_corners(const std::string& name, std::size_t first, std::size_t last
 
 }  // namespace
 
-TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, rdp") {
-  solver_corners("rdp", 0, 72);
+// Split into parts that each stay far inside the ctest limit under ASan.
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, rdp 1/2") {
+  solver_corners("rdp", 0, 36);
+}
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, rdp 2/2") {
+  solver_corners("rdp", 36, 72);
 }
 TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, gdp") {
   solver_corners("gdp", 0, 72);
@@ -230,10 +234,16 @@ TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners
 TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, composition") {
   solver_corners("composition", 0, 12);
 }
-// pld: the most costly (evaluations near its grid limit take seconds), in two halves.
-TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 1/2") {
-  solver_corners("pld", 0, 6);
+// pld: the most costly (evaluations near its grid limit take seconds each).
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 1/4") {
+  solver_corners("pld", 0, 3);
 }
-TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 2/2") {
-  solver_corners("pld", 6, 12);
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 2/4") {
+  solver_corners("pld", 3, 6);
+}
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 3/4") {
+  solver_corners("pld", 6, 9);
+}
+TEST_CASE("extreme inputs: sigma, steps and sampling-rate solvers at the corners, pld 4/4") {
+  solver_corners("pld", 9, 12);
 }

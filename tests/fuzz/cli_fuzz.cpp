@@ -99,9 +99,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out, err;
   const int status = dpb::cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
   if (status < 0 || status > 3) dpb::fuzz::fail("exit status", std::to_string(status));
-  // The prefix run_cli() gives an unexpected exception (a message may quote
-  // the user's own arguments, which can contain any text).
-  if (err.str().find("dpbudget: error: internal error: ") != std::string::npos)
+  // The prefix run_cli() gives an unexpected exception, at the start of a
+  // line: a message may quote the user's own arguments, which can contain any
+  // text but never a newline (arguments are split at newlines).
+  const std::string e = "\n" + err.str();
+  if (e.find("\ndpbudget: error: internal error: ") != std::string::npos)
     dpb::fuzz::fail("internal error", err.str());
   if (dpb::fuzz::has_nan_token(out.str())) dpb::fuzz::fail("NaN in output", out.str());
   return 0;
