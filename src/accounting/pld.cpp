@@ -940,8 +940,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
         result.upper = query == Query::epsilon ? kInf : 1;
         result.converged = false;
         result.notes.push_back(
-            "pld: the grid for this event exceeds the size limit; no finite bound (rdp gives "
-            "one)");
+            "pld: the grid for this event exceeds the size limit; no finite bound from pld");
         return result;
       }
       result.converged = false;
