@@ -6,19 +6,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "run.hpp"
+#include "run_json.hpp"
 
+using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
 
 namespace {
 
 double rel_err(double a, double b) { return std::abs(a - b) / std::abs(b); }
-
-Json json_of(const dpb::test::Run& r) {
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  return Json::parse(r.out);
-}
 
 }  // namespace
 

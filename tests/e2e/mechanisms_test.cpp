@@ -10,19 +10,15 @@
 #include <vector>
 
 #include "../accounting/reference.hpp"
-#include "run.hpp"
+#include "run_json.hpp"
 
 using dpb::test::close_rel;
+using dpb::test::json_of;
 using dpb::test::read_reference_csv;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
 
 namespace {
-
-Json json_of(const dpb::test::Run& r) {
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  return Json::parse(r.out);
-}
 
 double num(const Json& j) { return j.get<double>(); }
 double num(const std::string& s) { return std::stod(s); }

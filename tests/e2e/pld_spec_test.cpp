@@ -14,18 +14,13 @@
 #include <vector>
 
 #include "accounting/rdp.hpp"
-#include "run.hpp"
+#include "run_json.hpp"
 
+using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
 
 namespace {
-
-Json json_of(const dpb::test::Run& r) {
-  INFO("stderr: ", r.err);
-  REQUIRE(r.status == 0);
-  return Json::parse(r.out);
-}
 
 /// A file holding `text`, removed when the test ends.
 struct TempFile {

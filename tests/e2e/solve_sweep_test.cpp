@@ -9,18 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "run.hpp"
+#include "run_json.hpp"
 
+using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
 
 namespace {
-
-Json json_of(const dpb::test::Run& r) {
-  INFO("stderr: ", r.err);
-  REQUIRE(r.status == 0);
-  return Json::parse(r.out);
-}
 
 std::string str(double v) {
   char buf[40];
