@@ -5,12 +5,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "accounting/amplification.hpp"
 #include "accounting/composition.hpp"
 #include "accounting/errors.hpp"
+#include "accounting/event_walk.hpp"
 #include "accounting/gaussian_mechanism.hpp"
 #include "accounting/laplace_mechanism.hpp"
 #include "accounting/rdp_without_replacement.hpp"
@@ -21,81 +21,65 @@ namespace {
 using Step = CompositionAccountant::Step;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Collected {
-  std::optional<Step> step;
-  std::int64_t count = 0;
-  std::optional<std::string> error;
-};
-
-std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) throw InvalidParameter("count", "too many steps");
-  return r;
-}
-
 std::int64_t checked_add(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) throw InvalidParameter("count", "too many steps");
   return r;
 }
 
-void add_step(Collected& c, const Step& s, std::int64_t n) {
-  if (n == 0 || c.error) return;
-  if (c.step && !(*c.step == s)) {
-    c.error =
-        "composition: only repetitions of one mechanism are supported (homogeneous "
-        "composition, SPEC 4); this run mixes different mechanisms or parameters";
-    return;
+/// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
+/// A leaf becomes one Step: its per-use (ε0, δ0) profile, amplified when
+/// sampled (SPEC §5).
+struct StepPlanner {
+  Planned<Step> operator()(const GaussianEvent& e, const Sampling& s) const {
+    if (const auto* p = std::get_if<PoissonSampling>(&s)) {
+      if (p->probability == 1) return Step{Step::Kind::gaussian, e.noise_multiplier};
+      return Step{Step::Kind::sampled_gaussian, e.noise_multiplier, p->probability, false};
+    }
+    if (const auto* w = std::get_if<WithoutReplacementSampling>(&s))
+      // Replace-one moves the clipped sum by up to 2 clipping norms: the
+      // Gaussian's noise relative to its sensitivity is σ/2.
+      return Step{Step::Kind::sampled_gaussian, e.noise_multiplier / kReplaceOneSensitivity,
+                  w->ratio(), true};
+    return Step{Step::Kind::gaussian, e.noise_multiplier};
   }
-  c.step = s;
-  c.count = checked_add(c.count, n);
-}
+  Planned<Step> operator()(const LaplaceEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s))
+      return Planned<Step>::refuse(refuse_sampled("composition", s, "a gaussian", e.kName));
+    return Step{Step::Kind::laplace, e.scale};
+  }
+};
 
-// Flattens `event` (times `mult`) into repetitions of a single Step.
-void collect(const DpEvent& event, std::int64_t mult, Collected& c) {
-  std::visit(
-      [&](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, GaussianEvent>) {
-          add_step(c, {Step::Kind::gaussian, e.noise_multiplier}, mult);
-        } else if constexpr (std::is_same_v<T, LaplaceEvent>) {
-          add_step(c, {Step::Kind::laplace, e.scale}, mult);
-        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          if (const auto* g = std::get_if<GaussianEvent>(&*e.event)) {
-            if (e.sampling_probability == 1)
-              add_step(c, {Step::Kind::gaussian, g->noise_multiplier}, mult);
-            else
-              add_step(c,
-                       {Step::Kind::sampled_gaussian, g->noise_multiplier, e.sampling_probability,
-                        false},
-                       mult);
-          } else if (!c.error) {
-            c.error = "composition: poisson_sampled supports only a gaussian event inside, not " +
-                      event_name(*e.event);
-          }
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          if (const auto* g = std::get_if<GaussianEvent>(&*e.event)) {
-            const double q =
-                static_cast<double>(e.sample_size) / static_cast<double>(e.source_dataset_size);
-            // Replace-one moves the clipped sum by up to 2 clipping norms:
-            // the Gaussian's noise relative to its sensitivity is σ/2.
-            add_step(c,
-                     {Step::Kind::sampled_gaussian, g->noise_multiplier / kReplaceOneSensitivity, q,
-                      true},
-                     mult);
-          } else if (!c.error) {
-            c.error =
-                "composition: sampled_without_replacement supports only a gaussian event "
-                "inside, not " +
-                event_name(*e.event);
-          }
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          collect(*e.event, checked_mul(mult, e.count), c);
-        } else {
-          for (const auto& inner : e.events) collect(*inner, mult, c);
-        }
-      },
-      static_cast<const DpEvent::variant&>(event));
+constexpr const char* kHeterogeneous =
+    "composition: only repetitions of one mechanism are supported (homogeneous composition, "
+    "SPEC 4); this run mixes different mechanisms or parameters";
+
+/// The one Step that `event` repeats (after `held`, what the accountant
+/// already holds) and how often, or why the theorems do not apply.
+struct Collected {
+  std::optional<Step> step;
+  std::int64_t count = 0;
+  std::optional<std::string> error;
+};
+
+Collected collect(const DpEvent& event, std::int64_t mult, const std::optional<Step>& held) {
+  Collected c;
+  c.step = held;
+  const Plan<Step> plan = plan_event<Step>(event, StepPlanner{}, "composition");
+  if (plan.refusal) {
+    c.error = plan.refusal;
+    return c;
+  }
+  for (const auto& [step, n] : plan.terms) {
+    if (n == 0) continue;
+    if (c.step && !(*c.step == step)) {
+      c.error = kHeterogeneous;
+      return c;
+    }
+    c.step = step;
+    c.count = checked_add(c.count, checked_count_product(mult, n));
+  }
+  return c;
 }
 
 // Per-step (ε0, δ0) profile of the mechanism, after amplification (§5).
@@ -172,10 +156,7 @@ CompositionAccountant::CompositionAccountant(const AccountantOptions& options)
     : method_(options.composition) {}
 
 std::optional<std::string> CompositionAccountant::unsupported_reason(const DpEvent& event) const {
-  Collected c;
-  c.step = step_;
-  collect(event, 1, c);
-  return c.error;
+  return collect(event, 1, step_).error;
 }
 
 void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
@@ -183,9 +164,7 @@ void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
     if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
     return;
   }
-  Collected c;
-  c.step = step_;
-  collect(event, count, c);
+  const Collected c = collect(event, count, step_);
   if (c.error) throw UnsupportedEvent(*c.error);
   const std::int64_t total = checked_add(count_, c.count);
   step_ = c.step;

@@ -1,42 +1,54 @@
 #include "accounting/gdp_accountant.hpp"
 
 #include <cmath>
-#include <type_traits>
 
 #include "accounting/errors.hpp"
+#include "accounting/event_walk.hpp"
 #include "accounting/gdp.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
 namespace {
 
-std::optional<std::string> gdp_unsupported(const DpEvent& event) {
-  return std::visit(
-      [](const auto& e) -> std::optional<std::string> {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, GaussianEvent>) {
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<T, LaplaceEvent>) {
-          return std::string("gdp: laplace is not supported (no exact mu-GDP characterisation)");
-        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          if (!std::holds_alternative<GaussianEvent>(*e.event))
-            return "gdp: poisson_sampled supports only a gaussian event inside, not " +
-                   event_name(*e.event);
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          if (!std::holds_alternative<GaussianEvent>(*e.event))
-            return "gdp: sampled_without_replacement supports only a gaussian event inside, not " +
-                   event_name(*e.event);
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          return gdp_unsupported(*e.event);
-        } else {
-          for (const auto& inner : e.events)
-            if (auto why = gdp_unsupported(*inner)) return why;
-          return std::nullopt;
-        }
-      },
-      static_cast<const DpEvent::variant&>(event));
+/// One leaf as the GDP accountant composes it: μ of one occurrence, and
+/// whether it is exact or from the central limit theorem.
+struct GdpTerm {
+  double mu = 0;
+  bool clt = false;
+};
+
+/// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
+struct GdpPlanner {
+  Planned<GdpTerm> operator()(const GaussianEvent& e, const Sampling& s) const {
+    const double sigma = e.noise_multiplier;
+    if (const auto* p = std::get_if<PoissonSampling>(&s)) {
+      const double q = p->probability;
+      if (q == 1) return GdpTerm{1 / sigma, false};  // exact Gaussian
+      if (q == 0) return GdpTerm{0, false};
+      return GdpTerm{gdp_clt_mu_poisson(q, sigma, 1), true};
+    }
+    if (const auto* w = std::get_if<WithoutReplacementSampling>(&s)) {
+      const double q = w->ratio();
+      if (q == 0) return GdpTerm{0, false};
+      // Replace-one: sensitivity 2 clipping norms, i.e. noise σ/2 (as RDP).
+      return GdpTerm{gdp_clt_mu_uniform(q, sigma / kReplaceOneSensitivity, 1), true};
+    }
+    return GdpTerm{1 / sigma};  // μ = 1/σ exactly (Dong, Roth & Su 2022, Thm 2.7)
+  }
+  Planned<GdpTerm> operator()(const LaplaceEvent&, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(
+        "gdp: laplace is not supported (no exact mu-GDP characterisation)");
+  }
+};
+
+constexpr const char* kMixedRelations =
+    "gdp: cannot mix poisson_sampled (add/remove) and sampled_without_replacement "
+    "(replace-one) events";
+
+Plan<GdpTerm> gdp_plan(const DpEvent& event) {
+  Plan<GdpTerm> plan = plan_event<GdpTerm>(event, GdpPlanner{}, "gdp");
+  if (!plan.refusal && plan.relations.mixed()) plan.refusal = kMixedRelations;
+  return plan;
 }
 
 struct Parts {
@@ -54,47 +66,21 @@ struct Parts {
 /// approximation can be far off in either direction, and the result says so.
 bool outside_clt_regime(double mu_step, double count) { return !(mu_step <= 0.5) || count < 100; }
 
-// Adds `mult` occurrences of `event` to `parts` (μ² is additive under composition).
-void collect(const DpEvent& event, double mult, Parts& parts) {
-  std::visit(
-      [&](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, GaussianEvent>) {
-          const double mu = 1 / e.noise_multiplier;
-          parts.exact_sq += mult * mu * mu;
-        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          const double sigma = std::get<GaussianEvent>(*e.event).noise_multiplier;
-          const double q = e.sampling_probability;
-          parts.poisson = true;
-          if (q == 1) {
-            parts.exact_sq += mult / (sigma * sigma);
-          } else if (q > 0) {
-            const double mu1 = gdp_clt_mu_poisson(q, sigma, 1);
-            parts.clt_sq += mult * mu1 * mu1;
-            parts.clt = true;
-            parts.clt_outside = parts.clt_outside || outside_clt_regime(mu1, mult);
-          }
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          const double sigma = std::get<GaussianEvent>(*e.event).noise_multiplier;
-          const double q =
-              static_cast<double>(e.sample_size) / static_cast<double>(e.source_dataset_size);
-          parts.without_replacement = true;
-          if (q > 0) {
-            // Replace-one: sensitivity 2 clipping norms, i.e. noise σ/2 (as RDP).
-            const double mu1 = gdp_clt_mu_uniform(q, sigma / kReplaceOneSensitivity, 1);
-            parts.clt_sq += mult * mu1 * mu1;
-            parts.clt = true;
-            parts.clt_outside = parts.clt_outside || outside_clt_regime(mu1, mult);
-          }
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          if (e.count > 0) collect(*e.event, mult * static_cast<double>(e.count), parts);
-        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
-          for (const auto& inner : e.events) collect(*inner, mult, parts);
-        } else {
-          throw UnsupportedEvent(*gdp_unsupported(DpEvent(e)));
-        }
-      },
-      static_cast<const DpEvent::variant&>(event));
+// Adds `mult` occurrences of every term of `plan` to `parts` (μ² is additive
+// under composition, Dong, Roth & Su 2022, Cor. 3.3).
+void collect(const Plan<GdpTerm>& plan, double mult, Parts& parts) {
+  for (const auto& [term, count] : plan.terms) {
+    if (count <= 0) continue;
+    const double n = mult * static_cast<double>(count);
+    if (term.mu == 0) continue;
+    if (term.clt) {
+      parts.clt_sq += n * term.mu * term.mu;
+      parts.clt = true;
+      parts.clt_outside = parts.clt_outside || outside_clt_regime(term.mu, n);
+    } else {
+      parts.exact_sq += n * term.mu * term.mu;
+    }
+  }
 }
 
 }  // namespace
@@ -102,18 +88,22 @@ void collect(const DpEvent& event, double mult, Parts& parts) {
 GdpAccountant::GdpAccountant(const AccountantOptions&) {}
 
 std::optional<std::string> GdpAccountant::unsupported_reason(const DpEvent& event) const {
-  return gdp_unsupported(event);
+  const Plan<GdpTerm> plan = gdp_plan(event);
+  if (plan.refusal) return plan.refusal;
+  if ((plan.relations.add_remove && without_replacement_) ||
+      (plan.relations.replace_one && poisson_))
+    return std::string(kMixedRelations) + " (the accountant already holds the other kind)";
+  return std::nullopt;
 }
 
 void GdpAccountant::compose(const DpEvent& event, std::int64_t count) {
-  if (auto why = gdp_unsupported(event)) throw UnsupportedEvent(*why);
+  if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
   if (count <= 0) return;
   Parts p;
-  collect(event, static_cast<double>(count), p);
-  if ((p.poisson || poisson_) && (p.without_replacement || without_replacement_))
-    throw UnsupportedEvent(
-        "gdp: cannot mix poisson_sampled (add/remove) and sampled_without_replacement "
-        "(replace-one) events");
+  const Plan<GdpTerm> plan = gdp_plan(event);
+  collect(plan, static_cast<double>(count), p);
+  p.poisson = plan.relations.add_remove;
+  p.without_replacement = plan.relations.replace_one;
   exact_sq_ += p.exact_sq;
   clt_sq_ += p.clt_sq;
   clt_ = clt_ || p.clt;

@@ -2,52 +2,46 @@
 
 #include <cmath>
 #include <limits>
-#include <type_traits>
 
 #include "accounting/errors.hpp"
+#include "accounting/event_walk.hpp"
 
 namespace dpb {
 namespace {
 
-std::optional<std::string> pld_unsupported(const DpEvent& event) {
-  return std::visit(
-      [](const auto& e) -> std::optional<std::string> {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          if (!std::holds_alternative<GaussianEvent>(*e.event) &&
-              !std::holds_alternative<LaplaceEvent>(*e.event))
-            return "pld: poisson_sampled supports only a gaussian or laplace event inside, not " +
-                   event_name(*e.event);
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          return std::string(
-              "pld: sampled_without_replacement (replace-one) is not supported: its privacy "
-              "loss is not a monotone function of one real variable, so the CDF-based "
-              "discretisation does not apply");
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          return pld_unsupported(*e.event);
-        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
-          for (const auto& inner : e.events)
-            if (auto why = pld_unsupported(*inner)) return why;
-          return std::nullopt;
-        } else {
-          return std::nullopt;  // Gaussian, Laplace
-        }
-      },
-      static_cast<const DpEvent::variant&>(event));
-}
+constexpr const char* kWithoutReplacement =
+    "pld: sampled_without_replacement (replace-one) is not supported: its privacy loss is not a "
+    "monotone function of one real variable, so the CDF-based discretisation does not apply";
 
-pld::Mechanism leaf(const DpEvent& event, double q) {
-  if (const auto* g = std::get_if<GaussianEvent>(&event))
-    return {pld::Mechanism::Kind::gaussian, g->noise_multiplier, q};
-  const auto& l = std::get<LaplaceEvent>(event);
-  return {pld::Mechanism::Kind::laplace, l.scale, q};
-}
+/// One leaf as the PLD accountant composes it; nullopt mechanism = no privacy
+/// loss (a Poisson-sampled release with q = 0).
+struct PldTerm {
+  std::optional<pld::Mechanism> mechanism;
+};
 
-std::int64_t checked_product(std::int64_t a, std::int64_t b) {
-  if (a != 0 && b > std::numeric_limits<std::int64_t>::max() / a)
-    throw InvalidParameter("count", "composed count overflows");
-  return a * b;
+/// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
+/// The PLDs are those of SPEC §7 (pld.hpp): a base mechanism of sensitivity 1,
+/// optionally Poisson-subsampled, under add/remove.
+struct PldPlanner {
+  static Planned<PldTerm> base(pld::Mechanism::Kind kind, double parameter, const Sampling& s) {
+    if (std::holds_alternative<WithoutReplacementSampling>(s))
+      return Planned<PldTerm>::refuse(kWithoutReplacement);
+    if (const auto* p = std::get_if<PoissonSampling>(&s)) {
+      if (p->probability == 0) return PldTerm{};  // q = 0: no privacy loss
+      return PldTerm{pld::Mechanism{kind, parameter, p->probability}};
+    }
+    return PldTerm{pld::Mechanism{kind, parameter, 1.0}};
+  }
+  Planned<PldTerm> operator()(const GaussianEvent& e, const Sampling& s) const {
+    return base(pld::Mechanism::Kind::gaussian, e.noise_multiplier, s);
+  }
+  Planned<PldTerm> operator()(const LaplaceEvent& e, const Sampling& s) const {
+    return base(pld::Mechanism::Kind::laplace, e.scale, s);
+  }
+};
+
+Plan<PldTerm> pld_plan(const DpEvent& event) {
+  return plan_event<PldTerm>(event, PldPlanner{}, "pld");
 }
 
 }  // namespace
@@ -62,33 +56,16 @@ PldAccountant::PldAccountant(const AccountantOptions& options) {
 }
 
 std::optional<std::string> PldAccountant::unsupported_reason(const DpEvent& event) const {
-  return pld_unsupported(event);
-}
-
-void PldAccountant::add(const DpEvent& event, std::int64_t count) {
-  if (count <= 0) return;
-  std::visit(
-      [&](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, GaussianEvent> || std::is_same_v<T, LaplaceEvent>) {
-          components_.push_back({leaf(DpEvent(e), 1.0), count});
-        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          if (e.sampling_probability > 0)  // q = 0: no privacy loss
-            components_.push_back({leaf(*e.event, e.sampling_probability), count});
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          add(*e.event, checked_product(count, e.count));
-        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
-          for (const auto& inner : e.events) add(*inner, count);
-        } else {
-          throw UnsupportedEvent(*pld_unsupported(DpEvent(e)));
-        }
-      },
-      static_cast<const DpEvent::variant&>(event));
+  return pld_plan(event).refusal;
 }
 
 void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
-  if (auto why = pld_unsupported(event)) throw UnsupportedEvent(*why);
-  add(event, count);
+  const Plan<PldTerm> plan = pld_plan(event);
+  if (plan.refusal) throw UnsupportedEvent(*plan.refusal);
+  if (count <= 0) return;
+  for (const auto& [term, n] : plan.terms)
+    if (term.mechanism && n > 0)
+      components_.push_back({*term.mechanism, checked_count_product(count, n)});
 }
 
 Guarantee PldAccountant::make_guarantee(const pld::Interval& interval) const {

@@ -22,7 +22,6 @@ class PldAccountant final : public Accountant {
   const std::vector<pld::Component>& components() const { return components_; }
 
  private:
-  void add(const DpEvent& event, std::int64_t count);
   Guarantee make_guarantee(const pld::Interval& interval) const;
 
   pld::Options options_;

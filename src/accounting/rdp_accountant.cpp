@@ -3,84 +3,53 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <tuple>
-#include <type_traits>
 
 #include "accounting/errors.hpp"
+#include "accounting/event_walk.hpp"
 #include "accounting/rdp.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
 namespace {
 
-/// Which neighbouring relations the sampled events inside `event` fix.
-struct Relations {
-  bool add_remove = false;   ///< a poisson_sampled event (SPEC §2.2)
-  bool replace_one = false;  ///< a sampled_without_replacement event (SPEC §2.3)
-};
-
-void collect_relations(const DpEvent& event, Relations& r) {
-  std::visit(
-      [&r](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          r.add_remove = true;
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          r.replace_one = true;
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          collect_relations(*e.event, r);
-        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
-          for (const auto& inner : e.events) collect_relations(*inner, r);
-        }
-      },
-      static_cast<const DpEvent::variant&>(event));
-}
-
-Relations relations(const DpEvent& event) {
-  Relations r;
-  collect_relations(event, r);
-  return r;
-}
-
 constexpr const char* kMixedRelations =
     "rdp: cannot compose poisson_sampled (add/remove neighbouring) and "
     "sampled_without_replacement (replace-one neighbouring) events: their RDP bounds hold "
     "for different neighbouring relations";
 
-/// Why RDP cannot account for this event, or nullopt. Mirrors event_curve().
-std::optional<std::string> rdp_unsupported_inner(const DpEvent& event) {
-  return std::visit(
-      [](const auto& e) -> std::optional<std::string> {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          if (!std::holds_alternative<GaussianEvent>(*e.event))
-            return "rdp: poisson_sampled supports only a gaussian event inside, not " +
-                   event_name(*e.event);
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          if (!std::holds_alternative<GaussianEvent>(*e.event))
-            return "rdp: sampled_without_replacement supports only a gaussian event inside, "
-                   "not " +
-                   event_name(*e.event);
-          return std::nullopt;
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          return rdp_unsupported_inner(*e.event);
-        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
-          for (const auto& inner : e.events)
-            if (auto why = rdp_unsupported_inner(*inner)) return why;
-          return std::nullopt;
-        } else {
-          return std::nullopt;  // Gaussian, Laplace
-        }
-      },
-      static_cast<const DpEvent::variant&>(event));
-}
+/// One leaf as the RDP accountant evaluates it (event_walk.hpp).
+struct RdpTerm {
+  enum class Kind {
+    gaussian,          ///< ρ(α) = α/(2σ²) (Mironov 2017, Prop. 7), sensitivity by relation
+    laplace,           ///< Mironov 2017, Prop. 6, sensitivity by relation
+    poisson_gaussian,  ///< SPEC §2.2 (Mironov, Talwar & Zhang 2019), add/remove only
+    wor_gaussian,      ///< SPEC §2.3 (Wang, Balle & Kasiviswanathan 2019), replace-one only
+  };
+  Kind kind;
+  double parameter;  ///< σ, or the Laplace scale b
+  double ratio = 1;  ///< q, or m/N without replacement
+};
 
-std::optional<std::string> rdp_unsupported(const DpEvent& event) {
-  if (auto why = rdp_unsupported_inner(event)) return why;
-  const Relations r = relations(event);
-  if (r.add_remove && r.replace_one) return std::string(kMixedRelations);
-  return std::nullopt;
+/// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
+struct RdpPlanner {
+  Planned<RdpTerm> operator()(const GaussianEvent& e, const Sampling& s) const {
+    if (const auto* p = std::get_if<PoissonSampling>(&s))
+      return RdpTerm{RdpTerm::Kind::poisson_gaussian, e.noise_multiplier, p->probability};
+    if (const auto* w = std::get_if<WithoutReplacementSampling>(&s))
+      return RdpTerm{RdpTerm::Kind::wor_gaussian, e.noise_multiplier, w->ratio()};
+    return RdpTerm{RdpTerm::Kind::gaussian, e.noise_multiplier};
+  }
+  Planned<RdpTerm> operator()(const LaplaceEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s))
+      return Planned<RdpTerm>::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName));
+    return RdpTerm{RdpTerm::Kind::laplace, e.scale};
+  }
+};
+
+Plan<RdpTerm> rdp_plan(const DpEvent& event) {
+  Plan<RdpTerm> plan = plan_event<RdpTerm>(event, RdpPlanner{}, "rdp");
+  if (!plan.refusal && plan.relations.mixed()) plan.refusal = kMixedRelations;
+  return plan;
 }
 
 /// rdp_poisson_gaussian(q, σ, orders) is a pure function and the costly part
@@ -124,6 +93,48 @@ void add_scaled(std::vector<double>& into, const std::vector<double>& curve, dou
     if (curve[i] != 0) into[i] += count * curve[i];  // 0·inf stays 0 when count = 0
 }
 
+// Leaves without sampling (Gaussian, Laplace) hold under either relation, with
+// the sensitivity of that relation: the SPEC's σ and b are relative to the
+// add/remove sensitivity 1 (the clipping norm), and replacing a record moves
+// the query by up to kReplaceOneSensitivity = 2 of them, so under replace-one
+// the Gaussian has ρ(α) = 2²·α/(2σ²) and the Laplace mechanism is the one with
+// scale b/2 at sensitivity 1.
+std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orders,
+                               Neighbouring relation) {
+  const bool ro = relation == Neighbouring::replace_one;
+  const double s = ro ? kReplaceOneSensitivity : 1.0;
+  std::vector<double> out(orders.size(), 0.0);
+  switch (t.kind) {
+    case RdpTerm::Kind::gaussian:
+      for (std::size_t i = 0; i < orders.size(); ++i)
+        out[i] = rdp_gaussian(t.parameter / s, orders[i]);
+      break;
+    case RdpTerm::Kind::laplace:
+      for (std::size_t i = 0; i < orders.size(); ++i)
+        out[i] = rdp_laplace(t.parameter / s, orders[i]);
+      break;
+    case RdpTerm::Kind::poisson_gaussian:
+      if (ro) throw UnsupportedEvent(kMixedRelations);
+      out = poisson_gaussian_curve(t.ratio, t.parameter, orders);
+      break;
+    case RdpTerm::Kind::wor_gaussian:
+      if (!ro) throw UnsupportedEvent(kMixedRelations);
+      out = wor_gaussian_curve(t.ratio, t.parameter, orders);
+      break;
+  }
+  return out;
+}
+
+/// RDP of one occurrence of a planned event at every order (RDP composes
+/// additively, Mironov 2017 Prop. 1).
+std::vector<double> plan_curve(const Plan<RdpTerm>& plan, const std::vector<double>& orders,
+                               Neighbouring relation) {
+  std::vector<double> out(orders.size(), 0.0);
+  for (const auto& [term, count] : plan.terms)
+    if (count > 0) add_scaled(out, term_curve(term, orders, relation), static_cast<double>(count));
+  return out;
+}
+
 }  // namespace
 
 RdpAccountant::RdpAccountant(const AccountantOptions& options)
@@ -137,63 +148,25 @@ RdpAccountant::RdpAccountant(const AccountantOptions& options)
 }
 
 std::optional<std::string> RdpAccountant::unsupported_reason(const DpEvent& event) const {
-  if (auto why = rdp_unsupported(event)) return why;
-  const Relations r = relations(event);
+  const Plan<RdpTerm> plan = rdp_plan(event);
+  if (plan.refusal) return plan.refusal;
+  const Relations& r = plan.relations;
   if ((r.add_remove && has_replace_one_) || (r.replace_one && has_add_remove_))
     return std::string(kMixedRelations) + " (the accountant already holds the other kind)";
   return std::nullopt;
 }
 
-// Events without sampling (Gaussian, Laplace) hold under either relation, with
-// the sensitivity of that relation: the SPEC's σ and b are relative to the
-// add/remove sensitivity 1 (the clipping norm), and replacing a record moves
-// the query by up to kReplaceOneSensitivity = 2 of them, so under replace-one
-// the Gaussian has ρ(α) = 2²·α/(2σ²) and the Laplace mechanism is the one with
-// scale b/2 at sensitivity 1.
-std::vector<double> RdpAccountant::event_curve(const DpEvent& event, Neighbouring relation) const {
-  const bool ro = relation == Neighbouring::replace_one;
-  const double s = ro ? kReplaceOneSensitivity : 1.0;
-  return std::visit(
-      [this, relation, ro, s](const auto& e) -> std::vector<double> {
-        using T = std::decay_t<decltype(e)>;
-        std::vector<double> out(orders_.size(), 0.0);
-        if constexpr (std::is_same_v<T, GaussianEvent>) {
-          for (std::size_t i = 0; i < orders_.size(); ++i)
-            out[i] = rdp_gaussian(e.noise_multiplier / s, orders_[i]);
-        } else if constexpr (std::is_same_v<T, LaplaceEvent>) {
-          for (std::size_t i = 0; i < orders_.size(); ++i)
-            out[i] = rdp_laplace(e.scale / s, orders_[i]);
-        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          if (ro) throw UnsupportedEvent(kMixedRelations);
-          const auto& g = std::get<GaussianEvent>(*e.event);
-          out = poisson_gaussian_curve(e.sampling_probability, g.noise_multiplier, orders_);
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          if (!ro) throw UnsupportedEvent(kMixedRelations);
-          const auto& g = std::get<GaussianEvent>(*e.event);
-          const double ratio =
-              static_cast<double>(e.sample_size) / static_cast<double>(e.source_dataset_size);
-          out = wor_gaussian_curve(ratio, g.noise_multiplier, orders_);
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          if (e.count > 0)
-            add_scaled(out, event_curve(*e.event, relation), static_cast<double>(e.count));
-        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
-          for (const auto& inner : e.events) add_scaled(out, event_curve(*inner, relation), 1.0);
-        }
-        return out;
-      },
-      static_cast<const DpEvent::variant&>(event));
-}
-
 void RdpAccountant::compose(const DpEvent& event, std::int64_t count) {
   if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
   if (count <= 0) return;
-  const Relations r = relations(event);
+  const Plan<RdpTerm> plan = rdp_plan(event);
+  const Relations& r = plan.relations;
   const double n = static_cast<double>(count);
   // Both totals are kept until a sampled event fixes the relation.
   if (!r.replace_one && !has_replace_one_)
-    add_scaled(rdp_add_remove_, event_curve(event, Neighbouring::add_remove), n);
+    add_scaled(rdp_add_remove_, plan_curve(plan, orders_, Neighbouring::add_remove), n);
   if (!r.add_remove && !has_add_remove_)
-    add_scaled(rdp_replace_one_, event_curve(event, Neighbouring::replace_one), n);
+    add_scaled(rdp_replace_one_, plan_curve(plan, orders_, Neighbouring::replace_one), n);
   has_add_remove_ = has_add_remove_ || r.add_remove;
   has_replace_one_ = has_replace_one_ || r.replace_one;
   neighbouring_ = has_replace_one_ ? Neighbouring::replace_one : Neighbouring::add_remove;
@@ -239,10 +212,11 @@ Guarantee RdpAccountant::delta(double epsilon) const {
 std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& step, double epsilon,
                                                               double delta) const {
   if (unsupported_reason(step)) return std::nullopt;
-  const Relations r = relations(step);
+  const Plan<RdpTerm> plan = rdp_plan(step);
   const std::vector<double> rho =
-      event_curve(step, (r.replace_one || has_replace_one_) ? Neighbouring::replace_one
-                                                            : Neighbouring::add_remove);
+      plan_curve(plan, orders_,
+                 (plan.relations.replace_one || has_replace_one_) ? Neighbouring::replace_one
+                                                                  : Neighbouring::add_remove);
   double best = -1;
   for (std::size_t i = 0; i < orders_.size(); ++i) {
     const double a = orders_[i];

@@ -24,10 +24,6 @@ class RdpAccountant final : public Accountant {
   const std::vector<double>& curve() const { return rdp_; }
 
  private:
-  /// RDP of one occurrence of `event` at every order, under `relation`
-  /// (throws UnsupportedEvent for a sampled event of the other relation).
-  std::vector<double> event_curve(const DpEvent& event, Neighbouring relation) const;
-
   std::vector<double> orders_;
   /// The composed curve under neighbouring_ (one of the two below).
   std::vector<double> rdp_;

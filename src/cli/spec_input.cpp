@@ -17,8 +17,21 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kEventNames =
-    "gaussian, laplace, poisson_sampled, sampled_without_replacement, self_composed, composed";
+/// "gaussian, laplace, ...": every kind, from the event table.
+const std::string& event_names() {
+  static const std::string names = [] {
+    std::string s;
+    for_each_event_kind(
+        [&]<typename Kind>() { s += (s.empty() ? "" : ", ") + std::string(Kind::kName); });
+    return s;
+  }();
+  return names;
+}
+
+/// Kinds whose spec body is the list of their events ({"composed": [...]}).
+template <typename Kind>
+constexpr bool kListBody =
+    std::is_same_v<decltype(Kind::fields()), std::tuple<EventField<Kind, std::vector<EventPtr>>>>;
 
 /// JSON depth that kMaxSpecDepth events can take: each event is an object
 /// holding an object (or, for composed, an array), plus the numbers inside.
@@ -59,29 +72,31 @@ std::string type_name(const Json& v) {
 /// The members of an event's body: every key must be one of `allowed`, and
 /// every allowed key must be there.
 void check_keys(const Json& body, const std::string& path,
-                std::initializer_list<const char*> allowed) {
+                const std::vector<std::string_view>& allowed) {
   std::string list;
-  for (const char* k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
+  for (auto k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
   if (!body.is_object())
     throw SpecError(path, "must be an object with " + list + ", got " + type_name(body));
   for (const auto& [key, value] : body.items()) {
     bool known = false;
-    for (const char* k : allowed) known = known || key == k;
+    for (auto k : allowed) known = known || key == k;
     if (!known)
       throw SpecError(path + "/" + pointer_token(key), "unknown key (allowed: " + list + ")");
   }
-  for (const char* k : allowed)
-    if (!body.contains(k)) throw SpecError(path + "/" + k, "missing");
+  for (auto k : allowed)
+    if (!body.contains(std::string(k))) throw SpecError(path + "/" + std::string(k), "missing");
 }
 
-double real_at(const Json& body, const std::string& path, const char* key) {
+double real_at(const Json& body, const std::string& path, std::string_view name) {
+  const std::string key(name);
   const Json& v = body.at(key);
   if (!v.is_number()) throw SpecError(path + "/" + key, "must be a number, got " + type_name(v));
   return v.get<double>();
 }
 
-std::int64_t integer_at(const Json& body, const std::string& path, const char* key,
+std::int64_t integer_at(const Json& body, const std::string& path, std::string_view name,
                         std::int64_t min) {
+  const std::string key(name);
   const Json& v = body.at(key);
   const std::string what = "must be an integer >= " + std::to_string(min);
   if (!v.is_number()) throw SpecError(path + "/" + key, what + ", got " + type_name(v));
@@ -104,16 +119,18 @@ EventPtr made(const std::string& path, Make make) {
   }
 }
 
+template <typename Kind>
+EventPtr parse_kind(const Json& body, const std::string& at, int depth);
+
 EventPtr parse_event(const Json& value, const std::string& path, int depth) {
   if (depth > kMaxSpecDepth)
     throw SpecError(
         path, "events nested deeper than " + std::to_string(kMaxSpecDepth) + " levels (the limit)");
   if (!value.is_object())
-    throw SpecError(path, "expected an event object {\"<name>\": ...} (" +
-                              std::string(kEventNames) + "), got " + type_name(value));
+    throw SpecError(path, "expected an event object {\"<name>\": ...} (" + event_names() +
+                              "), got " + type_name(value));
   if (value.empty())
-    throw SpecError(path,
-                    "empty object: expected one event name (" + std::string(kEventNames) + ")");
+    throw SpecError(path, "empty object: expected one event name (" + event_names() + ")");
   if (value.size() > 1) {
     auto it = value.begin();
     const std::string first = printable(it.key());
@@ -124,58 +141,53 @@ EventPtr parse_event(const Json& value, const std::string& path, int depth) {
   const std::string name = value.begin().key();
   const Json& body = value.begin().value();
   const std::string at = path + "/" + pointer_token(name);
-  auto inner = [&] { return parse_event(body.at("event"), at + "/event", depth + 1); };
+  EventPtr event;
+  for_each_event_kind([&]<typename Kind>() {
+    if (!event && name == Kind::kName) event = parse_kind<Kind>(body, at, depth);
+  });
+  if (!event)
+    throw SpecError(at, "unknown event '" + printable(name) + "' (allowed: " + event_names() + ")");
+  return event;
+}
 
-  if (name == "gaussian") {
-    check_keys(body, at, {"noise_multiplier"});
-    const double sigma = real_at(body, at, "noise_multiplier");
-    return made(at, [&] { return make_gaussian(sigma); });
-  }
-  if (name == "laplace") {
-    check_keys(body, at, {"scale"});
-    const double scale = real_at(body, at, "scale");
-    return made(at, [&] { return make_laplace(scale); });
-  }
-  if (name == "poisson_sampled") {
-    check_keys(body, at, {"sampling_probability", "event"});
-    const double q = real_at(body, at, "sampling_probability");
-    if (!(q >= 0 && q <= 1)) throw SpecError(at + "/sampling_probability", "must be in [0, 1]");
-    auto event = inner();
-    return made(at, [&] { return make_poisson_sampled(q, std::move(event)); });
-  }
-  if (name == "sampled_without_replacement") {
-    check_keys(body, at, {"source_dataset_size", "sample_size", "event"});
-    const auto n = integer_at(body, at, "source_dataset_size", 1);
-    const auto m = integer_at(body, at, "sample_size", 0);
-    if (m > n)
-      throw SpecError(at + "/sample_size",
-                      "must be <= source_dataset_size (" + std::to_string(n) + ")");
-    auto event = inner();
-    return made(at, [&] { return make_sampled_without_replacement(n, m, std::move(event)); });
-  }
-  if (name == "self_composed") {
-    check_keys(body, at, {"count", "event"});
-    const auto count = integer_at(body, at, "count", 0);
-    auto event = inner();
-    return made(at, [&] { return make_self_composed(count, std::move(event)); });
-  }
-  if (name == "composed") {
+/// Reads one field of `Kind` from its body (fields() of events.hpp).
+template <typename Kind>
+void read_field(const Json& body, const std::string& at, int /*depth*/, Kind& kind,
+                const EventField<Kind, double>& f) {
+  kind.*f.member = real_at(body, at, f.name);
+}
+template <typename Kind>
+void read_field(const Json& body, const std::string& at, int /*depth*/, Kind& kind,
+                const EventField<Kind, std::int64_t>& f) {
+  kind.*f.member = integer_at(body, at, f.name, f.min);
+}
+template <typename Kind>
+void read_field(const Json& body, const std::string& at, int depth, Kind& kind,
+                const EventField<Kind, EventPtr>& f) {
+  const std::string key(f.name);
+  kind.*f.member = parse_event(body.at(key), at + "/" + key, depth + 1);
+}
+
+template <typename Kind>
+EventPtr parse_kind(const Json& body, const std::string& at, int depth) {
+  Kind kind{};
+  if constexpr (kListBody<Kind>) {
     if (!body.is_array() || body.empty())
       throw SpecError(at, "must be a non-empty array of events, got " +
                               (body.is_array() ? std::string("an empty array") : type_name(body)));
-    std::vector<EventPtr> events;
+    auto& events = kind.*(std::get<0>(Kind::fields()).member);
     events.reserve(body.size());
     for (std::size_t i = 0; i < body.size(); ++i)
       events.push_back(parse_event(body[i], at + "/" + std::to_string(i), depth + 1));
-    return made(at, [&] { return make_composed(std::move(events)); });
+  } else {
+    std::apply(
+        [&](const auto&... field) {
+          check_keys(body, at, {field.name...});
+          (read_field(body, at, depth, kind, field), ...);
+        },
+        Kind::fields());
   }
-  throw SpecError(at, "unknown event '" + printable(name) + "' (allowed: " + kEventNames + ")");
-}
-
-Json wrap(const char* name, Json body) {
-  Json out = Json::object();
-  out[name] = std::move(body);
-  return out;
+  return made(at, [&] { return make_event(std::move(kind)); });
 }
 
 }  // namespace
@@ -231,35 +243,36 @@ Spec read_spec_file(const std::string& file) {
   }
 }
 
+namespace {
+
+template <typename Kind, typename Member>
+void write_field(Json& body, const Kind& kind, const EventField<Kind, Member>& f) {
+  const auto& value = kind.*f.member;
+  if constexpr (std::is_same_v<Member, EventPtr>)
+    body[std::string(f.name)] = event_to_json(*value);
+  else
+    body[std::string(f.name)] = value;
+}
+
+}  // namespace
+
 Json event_to_json(const DpEvent& event) {
   return std::visit(
       [](const auto& e) -> Json {
-        using T = std::decay_t<decltype(e)>;
-        Json body = Json::object();
-        if constexpr (std::is_same_v<T, GaussianEvent>) {
-          body["noise_multiplier"] = e.noise_multiplier;
-          return wrap("gaussian", std::move(body));
-        } else if constexpr (std::is_same_v<T, LaplaceEvent>) {
-          body["scale"] = e.scale;
-          return wrap("laplace", std::move(body));
-        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
-          body["sampling_probability"] = e.sampling_probability;
-          body["event"] = event_to_json(*e.event);
-          return wrap("poisson_sampled", std::move(body));
-        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
-          body["source_dataset_size"] = e.source_dataset_size;
-          body["sample_size"] = e.sample_size;
-          body["event"] = event_to_json(*e.event);
-          return wrap("sampled_without_replacement", std::move(body));
-        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
-          body["count"] = e.count;
-          body["event"] = event_to_json(*e.event);
-          return wrap("self_composed", std::move(body));
-        } else {
+        using Kind = std::decay_t<decltype(e)>;
+        Json out = Json::object();
+        if constexpr (kListBody<Kind>) {
           Json list = Json::array();
-          for (const auto& inner : e.events) list.push_back(event_to_json(*inner));
-          return wrap("composed", std::move(list));
+          for (const auto& inner : e.*(std::get<0>(Kind::fields()).member))
+            list.push_back(event_to_json(*inner));
+          out[std::string(Kind::kName)] = std::move(list);
+        } else {
+          Json body = Json::object();
+          std::apply([&](const auto&... field) { (write_field(body, e, field), ...); },
+                     Kind::fields());
+          out[std::string(Kind::kName)] = std::move(body);
         }
+        return out;
       },
       static_cast<const DpEvent::variant&>(event));
 }

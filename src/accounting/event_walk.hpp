@@ -1,0 +1,170 @@
+#pragma once
+// The one walk over an event's structure. Every accountant sees a DpEvent as a
+// list of *leaves*: one mechanism (gaussian, laplace, ...), the sampling that
+// wraps it, and how many times it runs. composed, self_composed and the
+// sampled wrappers are flattened here, once, and nowhere else.
+//
+// An accountant supplies a *planner*: one overload per leaf kind,
+//
+//   Planned<Term> operator()(const GaussianEvent&, const Sampling&) const;
+//   Planned<Term> operator()(const LaplaceEvent&, const Sampling&) const;
+//   ...
+//
+// that either turns the leaf into the accountant's own cheap description of
+// it (a Term: parameters, no heavy numerics) or refuses it with a reason.
+// There is no catch-all: when a leaf kind is added to DpEvent, every planner
+// without an overload for it fails to compile (ARCHITECTURE.md shows the
+// error). unsupported_reason() and compose() both run plan_event(), so what an
+// accountant says it supports is exactly what it computes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "accounting/errors.hpp"
+#include "accounting/events.hpp"
+
+namespace dpb {
+
+/// How the records reach one leaf mechanism.
+struct NotSampled {
+  bool operator==(const NotSampled&) const = default;
+};
+/// Each record independently with probability q (add/remove neighbours).
+struct PoissonSampling {
+  double probability;
+  bool operator==(const PoissonSampling&) const = default;
+};
+/// A batch of m of the N records, drawn without replacement (replace-one).
+struct WithoutReplacementSampling {
+  std::int64_t dataset_size;
+  std::int64_t sample_size;
+  double ratio() const {
+    return static_cast<double>(sample_size) / static_cast<double>(dataset_size);
+  }
+  bool operator==(const WithoutReplacementSampling&) const = default;
+};
+using Sampling = std::variant<NotSampled, PoissonSampling, WithoutReplacementSampling>;
+
+/// A planner's answer for one leaf: the accountant's term, or why not.
+template <typename Term>
+struct Planned {
+  std::optional<Term> term;
+  std::string refusal;  ///< set when !term
+
+  Planned(Term t) : term(std::move(t)) {}  // NOLINT(google-explicit-constructor): reads as a value
+  static Planned refuse(std::string why) {
+    Planned p;
+    p.refusal = std::move(why);
+    return p;
+  }
+
+ private:
+  Planned() = default;
+};
+
+/// Which neighbouring relations the sampled leaves of an event fix (SPEC §1):
+/// Poisson sampling is analysed under add/remove, sampling without
+/// replacement under replace-one. Unsampled leaves hold under either.
+struct Relations {
+  bool add_remove = false;
+  bool replace_one = false;
+  bool mixed() const { return add_remove && replace_one; }
+};
+
+/// An event as an accountant sees it: each leaf's term with its total count
+/// (a count may be 0: the leaf is checked but adds nothing).
+template <typename Term>
+struct Plan {
+  std::vector<std::pair<Term, std::int64_t>> terms;
+  Relations relations;
+  std::optional<std::string> refusal;  ///< the first leaf the planner refused, or a structure
+};
+
+/// The event kind that applied `s`, for messages ("" when not sampled).
+inline const char* sampled_event_name(const Sampling& s) {
+  if (std::holds_alternative<PoissonSampling>(s)) return "poisson_sampled";
+  if (std::holds_alternative<WithoutReplacementSampling>(s)) return "sampled_without_replacement";
+  return "";
+}
+
+/// The usual refusal of a mechanism an accountant analyses only unsampled.
+inline std::string refuse_sampled(std::string_view accountant, const Sampling& s,
+                                  std::string_view supported, std::string_view inner) {
+  return std::string(accountant) + ": " + sampled_event_name(s) + " supports only " +
+         std::string(supported) + " event inside, not " + std::string(inner);
+}
+
+/// a·b for counts of repetitions; throws InvalidParameter past int64.
+inline std::int64_t checked_count_product(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw InvalidParameter("count", "composed count overflows");
+  return r;
+}
+
+namespace detail {
+
+template <typename Term, typename Planner>
+void walk(const DpEvent& event, const Planner& planner, std::string_view accountant,
+          const Sampling& sampling, const char* sampler, std::int64_t count, Plan<Term>& plan) {
+  if (plan.refusal) return;
+  // A sampled wrapper applies to one mechanism: sampling a composition (one
+  // batch shared by several mechanisms) or a sampled event again is a
+  // different event that no accountant here analyses.
+  auto refuse_nested = [&](const char* outer) {
+    plan.refusal = std::string(accountant) + ": " + outer +
+                   " supports only a mechanism inside, not " + event_name(event);
+  };
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, ComposedEvent>) {
+          if (sampler) return refuse_nested(sampler);
+          for (const auto& inner : e.events)
+            walk(*inner, planner, accountant, sampling, sampler, count, plan);
+        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
+          if (sampler) return refuse_nested(sampler);
+          walk(*e.event, planner, accountant, sampling, sampler,
+               checked_count_product(count, e.count), plan);
+        } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
+          if (sampler) return refuse_nested(sampler);
+          plan.relations.add_remove = true;
+          walk(*e.event, planner, accountant, Sampling{PoissonSampling{e.sampling_probability}},
+               "poisson_sampled", count, plan);
+        } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
+          if (sampler) return refuse_nested(sampler);
+          plan.relations.replace_one = true;
+          walk(*e.event, planner, accountant,
+               Sampling{WithoutReplacementSampling{e.source_dataset_size, e.sample_size}},
+               "sampled_without_replacement", count, plan);
+        } else {
+          // A leaf: the planner must have an overload for T (no catch-all).
+          Planned<Term> p = planner(e, sampling);
+          if (!p.term) {
+            plan.refusal = std::move(p.refusal);
+            return;
+          }
+          plan.terms.emplace_back(std::move(*p.term), count);
+        }
+      },
+      static_cast<const DpEvent::variant&>(event));
+}
+
+}  // namespace detail
+
+/// Flattens `event` into the planner's terms (see the top of this file).
+/// `accountant` prefixes structural refusals. Throws InvalidParameter when
+/// the composed count overflows int64.
+template <typename Term, typename Planner>
+Plan<Term> plan_event(const DpEvent& event, const Planner& planner, std::string_view accountant) {
+  Plan<Term> plan;
+  detail::walk(event, planner, accountant, Sampling{NotSampled{}}, nullptr, 1, plan);
+  if (plan.refusal) plan.terms.clear();
+  return plan;
+}
+
+}  // namespace dpb
