@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <boost/math/tools/roots.hpp>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <string>
 
 #include "accounting/errors.hpp"
 #include "accounting/normal.hpp"
@@ -14,6 +16,31 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLog2Pi = 1.8378770664093454836;
+/// One unit in the last place, relative (2^-52): the first step of every nudge below.
+constexpr double kUlp = 0x1p-52;
+/// Up to n = 100 the Stirling error comes from lgamma in long double; above, its
+/// series, whose first omitted term is < 1e-21 there.
+constexpr double kStirlingSeriesFrom = 100;
+/// The deviance by its series in v = (x−m)/(x+m) when |v| < 0.1 (each term 100×
+/// smaller), where x·log(x/m) + m − x would cancel.
+constexpr double kDevianceSeriesBand = 0.1;
+/// Cap on the deviance series; with |v| < 0.1 it converges in fewer than 20 terms.
+constexpr int kDevianceMaxTerms = 1000;
+/// Stop summing one side of the optimal sum when its tail bound is below this
+/// fraction of the sum: far below double rounding (1.1e-16).
+constexpr double kTailStop = 1e-18;
+/// log δ_opt is clamped here for the root finder, below the log of the smallest
+/// double (−745), so the solver never sees −inf.
+constexpr double kLogDeltaFloor = -3000;
+/// TOMS 748 iteration cap, a safety net: the root is bracketed and the function monotone.
+constexpr std::uintmax_t kSolverMaxIterations = 300;
+/// Full double precision: the default tolerance of optimal_epsilon, in bits.
+constexpr int kFullPrecisionBits = 52;
+/// Steps of growing size (a few ulps at first) that move a root found by the
+/// solver onto the safe side of the very function callers evaluate.
+constexpr int kOptimalNudgeSteps = 200;
+/// The advanced δ' nudge doubles its step from one ulp: 64 doublings reach any δ' ≤ 1.
+constexpr int kAdvancedNudgeSteps = 64;
 
 void check_eps(double epsilon, const char* field = "epsilon") {
   if (!(epsilon >= 0) || !std::isfinite(epsilon))
@@ -26,6 +53,12 @@ void check_k(std::int64_t k) {
   if (k < 0) throw InvalidParameter("count", "must be an integer >= 0");
 }
 
+/// A number in a NoSolution message: the shortest text that reads back as it.
+std::string shown(double v) {
+  char buf[32];
+  return {buf, std::to_chars(buf, buf + sizeof buf, v).ptr};
+}
+
 // --- Binomial probabilities, Loader (2000), "Fast and Accurate Computation of
 // Binomial Probabilities": log Bin(x; n, p) =
 //   δ(n) − δ(x) − δ(n−x) − D(x, np) − D(n−x, nq) + ½ log(n / (2π x (n−x))),
@@ -33,7 +66,7 @@ void check_k(std::int64_t k) {
 // D(x, M) = x log(x/M) + M − x (computed by a series when x ≈ M).
 
 double stirling_error(double n) {
-  if (n <= 100) {
+  if (n <= kStirlingSeriesFrom) {
     const long double nl = n;
     return static_cast<double>(std::lgamma(nl + 1) - (nl + 0.5L) * std::log(nl) + nl -
                                0.5L * static_cast<long double>(kLog2Pi));
@@ -44,13 +77,13 @@ double stirling_error(double n) {
 }
 
 double deviance(double x, double m) {
-  if (std::abs(x - m) < 0.1 * (x + m)) {
+  if (std::abs(x - m) < kDevianceSeriesBand * (x + m)) {
     // x log(x/m) + m − x = (x−m)v + 2x Σ_{j≥1} v^{2j+1}/(2j+1),  v = (x−m)/(x+m).
     const double v = (x - m) / (x + m);
     double s = (x - m) * v;
     double ej = 2 * x * v;
     const double v2 = v * v;
-    for (int j = 1; j < 1000; ++j) {
+    for (int j = 1; j < kDevianceMaxTerms; ++j) {
       ej *= v2;
       const double s1 = s + ej / (2 * j + 1);
       if (s1 == s) return s1;
@@ -94,27 +127,70 @@ EpsDelta compose_advanced(double epsilon, double delta, std::int64_t k, double d
   return {eps, std::min(1.0, kd * delta + delta_prime)};
 }
 
-double advanced_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
+double advanced_slack(double delta, std::int64_t k, double target_delta) {
   check_delta(target_delta, "target_delta");
   check_delta(delta);
   check_k(k);
-  const double slack = target_delta - static_cast<double>(k) * delta;
-  if (!(slack > 0)) throw NoSolution("advanced composition needs target delta > k*delta");
-  return compose_advanced(epsilon, delta, k, std::min(slack, 1.0)).epsilon;
+  const double kd = static_cast<double>(k) * delta;
+  const double slack = target_delta - kd;
+  if (!(slack > kAdvancedMinSlack * target_delta))
+    throw NoSolution("advanced composition needs target delta > k*delta = " + shown(kd) +
+                     " (delta' = target delta - k*delta must be > 0 beyond rounding)");
+  return std::min(slack, 1.0);
+}
+
+double advanced_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
+  return compose_advanced(epsilon, delta, k, advanced_slack(delta, k, target_delta)).epsilon;
+}
+
+double advanced_delta_prime(double epsilon, std::int64_t k, double epsilon_total) {
+  check_eps(epsilon);
+  check_k(k);
+  if (!(epsilon_total >= 0)) throw InvalidParameter("epsilon_total", "must be a number >= 0");
+  // (0, kδ + δ') for every δ' > 0, hence (0, kδ): δ' → 0 is the limit.
+  if (k == 0 || epsilon == 0) return 0;
+  const double kd = static_cast<double>(k);
+  const double drift = kd * epsilon * std::expm1(epsilon);
+  if (!(epsilon_total > drift))
+    throw NoSolution("advanced composition needs target epsilon > k*eps*(e^eps - 1) = " +
+                     shown(drift));
+  const double x = (epsilon_total - drift) / epsilon;
+  double dp = std::exp(-x * x / (2 * kd));
+  if (dp >= 1) return 1;
+  if (dp == 0) return 0;  // underflow: below every double, δ' → 0 is the limit
+  for (int i = 0;
+       i < kAdvancedNudgeSteps && compose_advanced(epsilon, 0, k, dp).epsilon > epsilon_total; ++i)
+    dp = std::min(1.0, dp * (1 + kUlp * std::ldexp(1.0, i)));
+  return dp;
+}
+
+double advanced_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
+  check_delta(delta);
+  const double dp = advanced_delta_prime(epsilon, k, epsilon_total);
+  return std::min(1.0, static_cast<double>(k) * delta + dp);
 }
 
 double basic_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
   check_delta(target_delta, "target_delta");
   const EpsDelta r = compose_basic(epsilon, delta, k);
-  if (r.delta > target_delta) throw NoSolution("basic composition needs target delta >= k*delta");
+  if (r.delta > target_delta)
+    throw NoSolution("basic composition needs target delta >= k*delta = " + shown(r.delta));
   return r.epsilon;
+}
+
+double basic_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
+  if (!(epsilon_total >= 0)) throw InvalidParameter("epsilon_total", "must be a number >= 0");
+  const EpsDelta r = compose_basic(epsilon, delta, k);
+  if (epsilon_total < r.epsilon)
+    throw NoSolution("basic composition needs target epsilon >= k*eps = " + shown(r.epsilon));
+  return r.delta;
 }
 
 double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_total) {
   check_eps(epsilon);
   check_k(k);
   // The sum has O(sqrt(k)) significant terms and the solvers evaluate it
-  // hundreds of times: past 1e9 steps that takes hours. Fail fast instead.
+  // hundreds of times: past kMaxOptimalCount (1e9) steps that takes hours. Fail fast instead.
   if (k > kMaxOptimalCount)
     throw InvalidParameter("count", "optimal composition is limited to 1e9 steps (use rdp or pld)");
   if (!(epsilon_total >= 0)) throw InvalidParameter("epsilon_total", "must be a number >= 0");
@@ -149,7 +225,7 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   if (ref == -kInf) return -kInf;
   // Sum outward from the peak. Past the peak each side decreases with ratios
   // that keep shrinking (log-concavity), so the rest of a side is at most
-  // t/(1 − r) for the current term t and ratio r: stop when that is < 1e-18 of the sum.
+  // t/(1 − r) for the current term t and ratio r: stop when that is < kTailStop of the sum.
   // The binomial weight relative to the peak, w(l) = Bin(l)/e^{ref}, follows
   // w(l+1)/w(l) = (k−l)/(l+1)·e^{−ε} (p/q = e^{−ε}); it is recomputed from
   // Loader's form every kResync terms, so the product's rounding stays below
@@ -174,7 +250,7 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
       const double t = w * factor(l);
       sum += t;
       const double r = t / prev;
-      if (t == 0 || (r < 1 && t / (1 - r) < 1e-18 * sum)) break;
+      if (t == 0 || (r < 1 && t / (1 - r) < kTailStop * sum)) break;
       prev = t;
     }
     if (!(sum < kInf)) return 0;  // terms beyond double range: δ_opt ≤ 1 is all that is known
@@ -192,7 +268,7 @@ double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilo
 }
 
 double optimal_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
-  return optimal_epsilon(epsilon, delta, k, target_delta, 52);
+  return optimal_epsilon(epsilon, delta, k, target_delta, kFullPrecisionBits);
 }
 
 double optimal_epsilon(double epsilon, double delta, std::int64_t k, double target_delta,
@@ -212,9 +288,9 @@ double optimal_epsilon(double epsilon, double delta, std::int64_t k, double targ
   const double log_need = std::log(need);
   if (optimal_log_delta_sum(epsilon, k, 0) <= log_need) return 0;
   auto f = [&](double e) {
-    return std::max(optimal_log_delta_sum(epsilon, k, e), -3000.0) - log_need;
+    return std::max(optimal_log_delta_sum(epsilon, k, e), kLogDeltaFloor) - log_need;
   };
-  std::uintmax_t iters = 300;
+  std::uintmax_t iters = kSolverMaxIterations;
   const auto [lo_end, hi_end] = boost::math::tools::toms748_solve(
       f, 0.0, kd * epsilon, boost::math::tools::eps_tolerance<double>(tolerance_bits), iters);
   (void)lo_end;
@@ -222,9 +298,10 @@ double optimal_epsilon(double epsilon, double delta, std::int64_t k, double targ
   // optimal_delta() computes it and step up until it meets the target, so that
   // the returned ε' is an upper bound for the very function callers evaluate.
   double e = hi_end;
-  for (int i = 0; i < 200 && e < kd * epsilon && optimal_delta(epsilon, delta, k, e) > target_delta;
-       ++i)
-    e = std::min(kd * epsilon, e * (1 + 0x1p-52 * std::ldexp(1.0, i / 2)) + 1e-300);
+  for (int i = 0; i < kOptimalNudgeSteps && e < kd * epsilon &&
+                  optimal_delta(epsilon, delta, k, e) > target_delta;
+       ++i)  // + 1e-300: a step from ε' = 0 moves
+    e = std::min(kd * epsilon, e * (1 + kUlp * std::ldexp(1.0, i / 2)) + 1e-300);
   return e;
 }
 

@@ -20,11 +20,36 @@ EpsDelta compose_basic(double epsilon, double delta, std::int64_t k);
 ///   (ε·√(2k·ln(1/δ')) + k·ε·(e^ε − 1),  k·δ + δ').
 EpsDelta compose_advanced(double epsilon, double delta, std::int64_t k, double delta_prime);
 
-/// The advanced bound at a total target δ_total: δ' = δ_total − kδ (NoSolution if ≤ 0).
+/// Smallest δ' the advanced bound takes from a total δ_total, relative to it.
+/// δ_total and δ are decimals rounded to doubles and kδ rounds once more, so
+/// δ_total − kδ is known only to ~3e-16·δ_total: a difference below 1e-12 of
+/// it is rounding (1e-5 − 100·1e-7 is 1.7e-21 in doubles), not slack.
+inline constexpr double kAdvancedMinSlack = 1e-12;
+
+/// δ' of the advanced bound at a total target: δ' = δ_total − kδ, capped at 1.
+/// NoSolution unless δ' > kAdvancedMinSlack·δ_total.
+double advanced_slack(double delta, std::int64_t k, double target_delta);
+
+/// The advanced bound at a total target δ_total, with δ' = advanced_slack().
 double advanced_epsilon(double epsilon, double delta, std::int64_t k, double target_delta);
+
+/// The advanced bound solved for δ' at a total ε_total (Dwork, Rothblum &
+/// Vadhan 2010, Theorem III.3, inverted): the smallest δ' with
+/// ε·√(2k·ln(1/δ')) + kε(e^ε − 1) ≤ ε_total, that is
+///   δ' = exp(−x²/(2k)),  x = (ε_total − kε(e^ε − 1))/ε,
+/// nudged up until compose_advanced() confirms it, capped at 1. 0 when ε = 0
+/// or k = 0 (then any δ' > 0 works) or when δ' underflows (0 is the limit).
+/// NoSolution if ε_total ≤ kε(e^ε − 1).
+double advanced_delta_prime(double epsilon, std::int64_t k, double epsilon_total);
+
+/// The advanced bound at a total ε_total: kδ + advanced_delta_prime(), capped at 1.
+double advanced_delta(double epsilon, double delta, std::int64_t k, double epsilon_total);
 
 /// Basic composition at a total target: kε if kδ ≤ δ_total, else NoSolution.
 double basic_epsilon(double epsilon, double delta, std::int64_t k, double target_delta);
+
+/// Basic composition at a total ε_total: kδ (capped at 1) if kε ≤ ε_total, else NoSolution.
+double basic_delta(double epsilon, double delta, std::int64_t k, double epsilon_total);
 
 /// Optimal composition, the exact privacy profile of the k-fold composition
 /// of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Theorem 3.3; Murtagh & Vadhan
@@ -37,7 +62,8 @@ double basic_epsilon(double epsilon, double delta, std::int64_t k, double target
 /// saddle-point form (Loader 2000), accurate to ~1e-15 relative. k ≤ 10⁷ or so.
 double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilon_total);
 
-/// Largest k the optimal theorem is evaluated for (its cost grows as sqrt(k)).
+/// Largest k the optimal theorem is evaluated for: its sum has O(√k) terms and
+/// the solvers evaluate it hundreds of times (1e9 takes a third of a second, 2^53 hours).
 inline constexpr std::int64_t kMaxOptimalCount = 1'000'000'000;
 
 /// log δ_opt(ε') above (the KOV sum without the (1−δ)^k factor); −inf when 0.

@@ -21,6 +21,33 @@ namespace {
 using Step = CompositionAccountant::Step;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// The search for the split of the total δ between the steps (δ0) and the
+// theorem. Every split gives a valid bound; these settings only trade how
+// tight the reported split is against time.
+
+/// Solver precision (bits) of optimal_epsilon while the split is searched
+/// (~1.5e-11 relative: enough to rank splits; the winner is re-solved at kReportBits).
+constexpr int kSearchBits = 36;
+/// Solver precision (bits) of the reported ε: full double precision.
+constexpr int kReportBits = 52;
+/// Brent's precision on the split, in bits: about half of double's 52, the most
+/// a minimiser can resolve (near a minimum f changes quadratically).
+constexpr int kBrentBits = 24;
+/// Brent iteration cap (each iteration evaluates the composed ε or δ once).
+constexpr std::uintmax_t kBrentMaxIterations = 60;
+/// ε(δ): log δ0 searched over [log δ0_max − 60, log δ0_max]; a δ0 below e^−60
+/// (1e-26) of the largest only raises ε0 without buying any slack.
+constexpr double kEpsilonSplitLogRange = 60;
+/// ε(δ): grid points over that range before Brent (2 nats, ×7.4 in δ0, apart).
+constexpr int kEpsilonSplitGrid = 30;
+/// δ(ε): the lowest log δ0 searched, e^−700 ≈ 1e-304, next to the smallest
+/// normal double (e^−708): the best δ0 can be tiny when the target ε is large.
+constexpr double kDeltaSplitLogFloor = -700;
+/// δ(ε): grid points over [−700, log δ0_max] before Brent (~10 nats apart).
+constexpr int kDeltaSplitGrid = 70;
+/// log of a zero total δ for the minimiser: below the log of every positive double.
+constexpr double kLogOfZero = -1e300;
+
 std::int64_t checked_add(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) throw InvalidParameter("count", "too many steps");
@@ -133,8 +160,8 @@ double minimise(const std::function<double(double)>& f, double lo, double hi, in
   if (!std::isfinite(best)) return best_u;
   const double a = std::max(lo, lo + h * (best_i - 1));
   const double b = std::min(hi, lo + h * (best_i + 1));
-  std::uintmax_t iters = 60;
-  const auto r = boost::math::tools::brent_find_minima(f, a, b, 24, iters);
+  std::uintmax_t iters = kBrentMaxIterations;
+  const auto r = boost::math::tools::brent_find_minima(f, a, b, kBrentBits, iters);
   return r.second < best ? r.first : best_u;
 }
 
@@ -222,19 +249,19 @@ Guarantee CompositionAccountant::epsilon(double delta) const {
   if (method_ == CompositionMethod::basic) {
     d0 = std::min(delta / kd, max_step_delta(s));
     while (kd * d0 > delta) d0 = std::nextafter(d0, 0.0);
-    eps = total_eps(d0, 52);
+    eps = total_eps(d0, kReportBits);
   } else {
     // Largest per-step δ0 that leaves room for the theorem's own δ.
     double d0_max =
         method_ == CompositionMethod::advanced ? delta / kd : -std::expm1(std::log1p(-delta) / kd);
     d0_max = std::min(d0_max, max_step_delta(s));
     const double u_hi = std::log(d0_max);
-    const double u =
-        minimise([&](double v) { return total_eps(std::exp(v), 36); }, u_hi - 60, u_hi, 30);
+    const double u = minimise([&](double v) { return total_eps(std::exp(v), kSearchBits); },
+                              u_hi - kEpsilonSplitLogRange, u_hi, kEpsilonSplitGrid);
     d0 = std::exp(u);
-    eps = total_eps(d0, 52);
+    eps = total_eps(d0, kReportBits);
     if (pure) {
-      const double e_pure = total_eps(0, 52);
+      const double e_pure = total_eps(0, kReportBits);
       if (e_pure <= eps) {
         eps = e_pure;
         d0 = 0;
@@ -270,11 +297,11 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
     const double e0 = step_epsilon(s, step_d);
     if (!std::isfinite(e0)) return 1;
     if (method_ == CompositionMethod::advanced) {
-      const double lin = kd * e0 * std::expm1(e0);
-      if (e0 == 0) return std::min(1.0, kd * step_d);
-      if (!(epsilon > lin)) return 1;
-      const double z = (epsilon - lin) / e0;
-      return std::min(1.0, kd * step_d + std::exp(-z * z / (2 * kd)));
+      try {
+        return advanced_delta(e0, step_d, k, epsilon);
+      } catch (const NoSolution&) {
+        return 1;  // ε at or below the theorem's kε0(e^ε0 − 1): only the trivial δ = 1
+      }
     }
     return optimal_delta(e0, step_d, k, epsilon);
   };
@@ -290,9 +317,9 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
     const double u = minimise(
         [&](double v) {
           const double t = total_delta(std::exp(v));
-          return t > 0 ? std::log(t) : -1e300;
+          return t > 0 ? std::log(t) : kLogOfZero;
         },
-        -700, u_hi, 70);
+        kDeltaSplitLogFloor, u_hi, kDeltaSplitGrid);
     d0 = std::exp(u);
     total = total_delta(d0);
     if (pure) {

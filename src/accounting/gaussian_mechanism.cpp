@@ -61,8 +61,10 @@ double gaussian_sigma_analytic(double epsilon, double delta, double sensitivity)
   return sigma;
 }
 
+bool gaussian_classic_applies(double epsilon) { return epsilon > 0 && epsilon < 1; }
+
 double gaussian_sigma_classic(double epsilon, double delta, double sensitivity) {
-  if (!(epsilon > 0 && epsilon < 1))
+  if (!gaussian_classic_applies(epsilon))
     throw InvalidParameter("epsilon",
                            "classic Gaussian calibration is valid only for 0 < epsilon < 1 "
                            "(use the analytic calibration)");

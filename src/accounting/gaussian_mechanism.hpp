@@ -21,8 +21,11 @@ double gaussian_epsilon(double sigma, double delta, double sensitivity = 1);
 double gaussian_sigma_analytic(double epsilon, double delta, double sensitivity = 1);
 
 /// Classic calibration (Dwork & Roth 2014, Theorem A.1): σ = Δ·√(2 ln(1.25/δ))/ε.
-/// Valid only for ε ∈ (0, 1): throws InvalidParameter("epsilon") for ε ≥ 1.
+/// Valid only for ε ∈ (0, 1): throws InvalidParameter("epsilon") otherwise.
 double gaussian_sigma_classic(double epsilon, double delta, double sensitivity = 1);
+
+/// Whether the classic calibration's theorem covers ε: 0 < ε < 1 (Dwork & Roth 2014, Theorem A.1).
+bool gaussian_classic_applies(double epsilon);
 
 /// Per-layer (grouped) clipping: noise multipliers z_1..z_M on M parameter
 /// groups whose clipping norms split C² = Σ C_m² act as one Gaussian

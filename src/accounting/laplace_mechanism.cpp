@@ -21,7 +21,9 @@ void check_sensitivity(double s) {
 double laplace_scale(double epsilon, double sensitivity) {
   if (!(epsilon > 0)) throw InvalidParameter("epsilon", "must be a number > 0");
   check_sensitivity(sensitivity);
-  return sensitivity / epsilon;
+  double b = sensitivity / epsilon;  // within half an ulp of the quotient
+  if (std::fma(b, epsilon, -sensitivity) < 0) b = std::nextafter(b, INFINITY);
+  return b;
 }
 
 double laplace_delta(double scale, double epsilon, double sensitivity) {

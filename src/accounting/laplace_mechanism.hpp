@@ -4,7 +4,8 @@
 namespace dpb {
 
 /// Calibration (Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014,
-/// Theorem 3.6): scale b = Δ/ε gives ε-DP for L1 sensitivity Δ.
+/// Theorem 3.6): scale b = Δ/ε gives ε-DP for L1 sensitivity Δ. Rounded up:
+/// more noise is the safe side, so b·ε ≥ Δ exactly (checked by an fma residual).
 double laplace_scale(double epsilon, double sensitivity = 1);
 
 /// Exact privacy profile of Laplace noise of scale b and L1 sensitivity Δ,

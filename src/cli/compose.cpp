@@ -1,6 +1,5 @@
 // dpbudget compose: k-fold composition of one (ε, δ)-DP mechanism (SPEC §4),
 // ε at each --target-delta or δ at each --target-epsilon, one row per method.
-#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -21,43 +20,10 @@ struct ComposeFlags {
   OutputFlags output;
 };
 
-constexpr std::int64_t kMaxCount = 1'000'000'000;
-
 struct Mechanism {
   double epsilon, delta;
   std::int64_t k;
 };
-
-/// δ' of the advanced bound at a total target: target − kδ (NoSolution if ≤ 0).
-double delta_prime_for(const Mechanism& m, double target_delta) {
-  // The inputs are decimals: a difference at the rounding level (1e-5 − 100·1e-7)
-  // is zero, not a δ' of 1e-21.
-  const double slack = target_delta - static_cast<double>(m.k) * m.delta;
-  if (!(slack > 1e-12 * target_delta))
-    throw NoSolution("advanced composition needs --target-delta > k*delta = " +
-                     shown(static_cast<double>(m.k) * m.delta) +
-                     " (delta' = target delta - k*delta must be > 0)");
-  return slack;
-}
-
-/// The smallest δ' with ε·√(2k·ln(1/δ')) + kε(e^ε − 1) ≤ E (Dwork, Rothblum &
-/// Vadhan 2010, solved for δ'), nudged up until compose_advanced() confirms it.
-double advanced_delta_prime_at(const Mechanism& m, double target_epsilon) {
-  const double kd = static_cast<double>(m.k);
-  const double drift = kd * m.epsilon * std::expm1(m.epsilon);
-  if (m.epsilon == 0) return 0;  // (0, kδ + δ') for every δ' > 0, hence (0, kδ)
-  if (!(target_epsilon > drift))
-    throw NoSolution("advanced composition needs --target-epsilon > k*eps*(e^eps - 1) = " +
-                     shown(drift));
-  const double x = (target_epsilon - drift) / m.epsilon;
-  double dp = std::exp(-x * x / (2 * kd));
-  if (dp >= 1) return 1;
-  if (dp == 0) return 0;  // underflow: below every double, δ' → 0 is the limit
-  for (int i = 0; i < 64 && compose_advanced(m.epsilon, m.delta, m.k, dp).epsilon > target_epsilon;
-       ++i)
-    dp = std::min(1.0, dp * (1 + 0x1p-52 * std::ldexp(1.0, i)));
-  return dp;
-}
 
 report::Record row(const char* method) {
   report::Record r;
@@ -66,23 +32,20 @@ report::Record row(const char* method) {
   return r;
 }
 
-/// ε at a total δ (solve_delta false) or δ at a total ε, for one method.
+/// ε at a total δ (solve_delta false) or δ at a total ε, for one method: the
+/// theorems of accounting/composition.hpp (NoSolution when the target is out of reach).
 report::Record compose_row(const std::string& method, const Mechanism& m, double target,
                            bool solve_delta) {
   using report::Rounding;
-  const double kd = static_cast<double>(m.k);
   report::Record r = row(method.c_str());
   if (!solve_delta) {
     double eps = 0;
     std::optional<double> delta_prime;
     if (method == "basic") {
-      if (kd * m.delta > target)
-        throw NoSolution("basic composition needs --target-delta >= k*delta = " +
-                         shown(kd * m.delta));
-      eps = kd * m.epsilon;
+      eps = basic_epsilon(m.epsilon, m.delta, m.k, target);
     } else if (method == "advanced") {
-      delta_prime = delta_prime_for(m, target);
-      eps = compose_advanced(m.epsilon, m.delta, m.k, std::min(1.0, *delta_prime)).epsilon;
+      delta_prime = advanced_slack(m.delta, m.k, target);
+      eps = advanced_epsilon(m.epsilon, m.delta, m.k, target);
     } else {
       eps = optimal_epsilon(m.epsilon, m.delta, m.k, target);
     }
@@ -94,13 +57,10 @@ report::Record compose_row(const std::string& method, const Mechanism& m, double
   double delta = 0;
   std::optional<double> delta_prime;
   if (method == "basic") {
-    if (target < kd * m.epsilon)
-      throw NoSolution("basic composition needs --target-epsilon >= k*eps = " +
-                       shown(kd * m.epsilon));
-    delta = std::min(1.0, kd * m.delta);
+    delta = basic_delta(m.epsilon, m.delta, m.k, target);
   } else if (method == "advanced") {
-    delta_prime = advanced_delta_prime_at(m, target);
-    delta = std::min(1.0, kd * m.delta + *delta_prime);
+    delta_prime = advanced_delta_prime(m.epsilon, m.k, target);
+    delta = advanced_delta(m.epsilon, m.delta, m.k, target);
   } else {
     delta = optimal_delta(m.epsilon, m.delta, m.k, target);
   }
@@ -110,12 +70,23 @@ report::Record compose_row(const std::string& method, const Mechanism& m, double
   return r;
 }
 
+/// compose_row() with the target's flag named in a NoSolution message.
+report::Record compose_row_at(const std::string& method, const Mechanism& m, double target,
+                              bool solve_delta) {
+  try {
+    return compose_row(method, m, target, solve_delta);
+  } catch (const NoSolution& e) {
+    throw NoSolution(std::string(solve_delta ? "--target-epsilon: " : "--target-delta: ") +
+                     e.what());
+  }
+}
+
 int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
   Mechanism m{};
   m.epsilon = required_real("--epsilon", f.epsilon, kNonNegative);
   m.delta = required_real("--delta", f.delta, kDelta);
-  // The optimal sum costs ~√k terms: 1e9 takes a third of a second, 2^53 hours.
-  const auto k = optional_integer("--count", f.count, 1, kMaxCount);
+  // The optimal theorem's limit, for every method (one --count range).
+  const auto k = optional_integer("--count", f.count, 1, kMaxOptimalCount);
   if (!k) throw UsageError("--count is required");
   m.k = *k;
   const bool solve_delta = !either("--target-delta", !f.target_delta.empty(), "--target-epsilon",
@@ -139,7 +110,7 @@ int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
   for (const auto& name : methods)
     for (double target : targets) {
       try {
-        rep.results.push_back(compose_row(name, m, target, solve_delta));
+        rep.results.push_back(compose_row_at(name, m, target, solve_delta));
       } catch (const NoSolution& e) {
         // One method alone: no answer (exit 3). Side by side: skip its row.
         if (methods.size() == 1) throw;

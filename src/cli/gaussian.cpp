@@ -33,7 +33,7 @@ int run_gaussian(const GaussianFlags& f, std::ostream& out, std::ostream& err) {
   resolve(f.output);  // checks --format before any work
   if (method == "classic")
     for (double e : epsilons)
-      if (!(e > 0 && e < 1))
+      if (!gaussian_classic_applies(e))
         throw UsageError("--epsilon: " + classic_limit(e) + " (use --method analytic)");
 
   report::Report rep;
@@ -48,7 +48,7 @@ int run_gaussian(const GaussianFlags& f, std::ostream& out, std::ostream& err) {
     for (double epsilon : epsilons)
       for (double delta : deltas) {
         const bool classic = name == "classic";
-        if (classic && !(epsilon > 0 && epsilon < 1)) {
+        if (classic && !gaussian_classic_applies(epsilon)) {
           warn(rep, "classic row skipped: " + classic_limit(epsilon));
           continue;
         }

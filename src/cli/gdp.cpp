@@ -1,10 +1,12 @@
 // dpbudget gdp: the (ε, δ) guarantees of a μ-GDP mechanism (SPEC §6), for a
-// given μ or for the central-limit μ of a DP-SGD run (an approximation).
+// given μ or for the μ the gdp accountant gives a DP-SGD run (the central-limit
+// μ, an approximation, with the accountant's notes; q = 1 is exact).
 #include "accounting/gdp.hpp"
 
 #include <memory>
+#include <optional>
 
-#include "accounting/rdp_without_replacement.hpp"
+#include "accounting/gdp_accountant.hpp"
 #include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
@@ -39,7 +41,9 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   report::Report rep;
   rep.command = "gdp";
   std::vector<double> mus;
-  bool poisson = true;
+  // A DP-SGD run: μ, bound, relation and notes from the gdp accountant, as
+  // `epsilon --accountant gdp` reports them (they do not depend on the target).
+  std::optional<Guarantee> run_guarantee;
   if (given_mu) {
     if (f.run.sampling != "poisson")
       throw UsageError("--sampling: goes with a DP-SGD run (-q, --sigma, --steps), not --mu");
@@ -47,16 +51,13 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
     rep.inputs.add("mu", report::numbers(mus));
   } else {
     const DpSgdRun run = derive(single_values(f.run), Unknown::none);
-    const double steps = static_cast<double>(run.steps);
-    poisson = run.sampling == Sampling::poisson;
-    mus.push_back(poisson
-                      ? gdp_clt_mu_poisson(run.sampling_rate, run.noise_multiplier, steps)
-                      : gdp_clt_mu_uniform(run.sampling_rate,
-                                           run.noise_multiplier / kReplaceOneSensitivity, steps));
     add_inputs(rep.inputs, run);
-    note(rep,
-         "mu from the GDP central limit theorem (Bu, Dong, Long & Su 2020): an "
-         "approximation, not an upper bound");
+    GdpAccountant accountant{AccountantOptions{}};
+    accountant.compose(*dp_sgd_event(run));
+    mus.push_back(accountant.mu());
+    run_guarantee =
+        solve_delta ? accountant.delta(targets.front()) : accountant.epsilon(targets.front());
+    collect_remarks(*run_guarantee, rep, err);
   }
   if (group > 1) {
     rep.inputs.add("group", report::integer(group));
@@ -64,13 +65,16 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   }
 
   using report::Rounding;
+  const bool approximate = run_guarantee && run_guarantee->bound == BoundKind::approximate;
   for (double given : mus) {
     const double mu = gdp_group(given, group);
     for (double target : targets) {
       report::Record r;
-      r.add("method", report::text(given_mu ? "gdp" : "gdp_clt"));
-      if (!given_mu) r.add("neighbouring", report::text(poisson ? "add_remove" : "replace_one"));
-      r.add("bound", report::text(given_mu ? "upper" : "approximate"));
+      r.add("method", report::text(approximate ? "gdp_clt" : "gdp"));
+      if (run_guarantee)
+        r.add("neighbouring", report::text(std::string(to_string(run_guarantee->neighbouring))));
+      r.add("bound", report::text(std::string(
+                         to_string(run_guarantee ? run_guarantee->bound : BoundKind::upper))));
       r.add("mu", report::number(mu, given_mu ? Rounding::nearest : Rounding::up));
       if (solve_delta) {
         r.add("epsilon", report::number(target));

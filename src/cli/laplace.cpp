@@ -1,5 +1,4 @@
 // dpbudget laplace: the scale of a Laplace mechanism for ε-DP (SPEC §2.4).
-#include <cmath>
 #include <memory>
 
 #include "accounting/laplace_mechanism.hpp"
@@ -16,14 +15,6 @@ struct LaplaceFlags {
   OutputFlags output;
 };
 
-/// b = Δ/ε rounded up: more noise is the safe side, so the returned b is
-/// never below the exact quotient (checked with an exact fma residual).
-double safe_scale(double epsilon, double sensitivity) {
-  double b = laplace_scale(epsilon, sensitivity);
-  if (std::fma(b, epsilon, -sensitivity) < 0) b = std::nextafter(b, INFINITY);
-  return b;
-}
-
 int run_laplace(const LaplaceFlags& f, std::ostream& out, std::ostream& err) {
   if (f.epsilon.empty()) throw UsageError("--epsilon is required");
   const auto epsilons = parse_list("--epsilon", f.epsilon, kPositive);
@@ -38,7 +29,7 @@ int run_laplace(const LaplaceFlags& f, std::ostream& out, std::ostream& err) {
     r.add("bound", report::text("upper"));
     r.add("epsilon", report::number(epsilon));
     r.add("delta", report::number(0.0));
-    r.add("scale", report::number(safe_scale(epsilon, sensitivity), report::Rounding::up));
+    r.add("scale", report::number(laplace_scale(epsilon, sensitivity), report::Rounding::up));
     rep.results.push_back(std::move(r));
   }
   note(rep, "scale b = sensitivity / epsilon (L1 sensitivity), rounded up: more noise is safe");

@@ -136,6 +136,60 @@ TEST_CASE("advanced and basic closed forms") {
   CHECK_THROWS_AS(advanced_epsilon(0.1, 1e-7, 100, 0.9e-5), NoSolution);
 }
 
+TEST_CASE("advanced: delta' = target - k*delta, refused at the rounding level of decimal inputs") {
+  // Closed form: 2e-5 − 100·1e-7 = 1e-5.
+  CHECK(advanced_slack(1e-7, 100, 2e-5) == doctest::Approx(1e-5).epsilon(1e-14));
+  CHECK(advanced_slack(0, 100, 1e-6) == 1e-6);
+  // 1e-5 − 100·1e-7 is 0 in decimals, 1.7e-21 in doubles: no slack, not a
+  // δ' of 1e-21 (an ε that would hold only by binary rounding).
+  CHECK(1e-5 - 100 * 1e-7 > 0);
+  CHECK_THROWS_AS(advanced_slack(1e-7, 100, 1e-5), NoSolution);
+  CHECK_THROWS_AS(advanced_epsilon(0.1, 1e-7, 100, 1e-5), NoSolution);
+  // A real slack of 1e-10 of the target is kept: δ' = 1e-5·1e-10 = 1e-15.
+  const double target = 1e-5 * (1 + 1e-10);
+  CHECK(advanced_slack(1e-7, 100, target) == doctest::Approx(1e-15).epsilon(1e-4));
+  CHECK(std::isfinite(advanced_epsilon(0.1, 1e-7, 100, target)));
+  // At the limit itself: δ' must exceed kAdvancedMinSlack·δ_total.
+  CHECK_THROWS_AS(advanced_slack(0.5, 1, 0.5 * (1 + kAdvancedMinSlack / 2)), NoSolution);
+}
+
+TEST_CASE("advanced: delta' at a total epsilon inverts the theorem (closed form)") {
+  // composition.csv: (0.1, 0) × 100 at δ' = 1e-6 composes to ε = 6.308230950513408.
+  const double dp = advanced_delta_prime(0.1, 100, 6.308230950513408);
+  CHECK(dp == doctest::Approx(1e-6).epsilon(1e-9));
+  CHECK(compose_advanced(0.1, 0, 100, dp).epsilon <= 6.308230950513408);
+  // δ' = exp(−x²/(2k)), x = (E − kε(e^ε − 1))/ε, in long double; the returned
+  // δ' is the smallest the double theorem confirms, so it is within a few ulps.
+  for (double e : {0.01, 0.1, 0.5, 1.0})
+    for (std::int64_t k : {1, 10, 1000, 100000})
+      for (double over : {0.1, 1.0, 5.0}) {
+        const auto kl = static_cast<long double>(k);
+        const long double drift = kl * e * std::expm1(static_cast<long double>(e));
+        const auto target = static_cast<double>(drift + over * e * std::sqrt(kl));
+        const long double x = (target - drift) / e;
+        const long double want = std::exp(-x * x / (2 * kl));
+        const double got = advanced_delta_prime(e, k, target);
+        CAPTURE(e);
+        CAPTURE(k);
+        CAPTURE(over);
+        CHECK(got == doctest::Approx(static_cast<double>(want)).epsilon(1e-10));
+        CHECK(compose_advanced(e, 0, k, got).epsilon <= target);
+        CHECK(advanced_delta(e, 1e-9, k, target) ==
+              doctest::Approx(std::min(1.0, static_cast<double>(k) * 1e-9 + got)).epsilon(1e-15));
+      }
+  // ε = 0: (0, kδ); ε at or below kε(e^ε − 1): no δ' < 1 reaches it.
+  CHECK(advanced_delta_prime(0, 10, 0) == 0);
+  CHECK(advanced_delta(0, 1e-6, 10, 0) == doctest::Approx(1e-5));
+  CHECK_THROWS_AS(advanced_delta_prime(1, 10, 10 * std::expm1(1.0)), NoSolution);
+  CHECK_THROWS_AS(advanced_delta_prime(1, 10, -1), InvalidParameter);
+}
+
+TEST_CASE("basic: delta at a total epsilon") {
+  CHECK(basic_delta(0.1, 1e-7, 100, 10) == doctest::Approx(1e-5).epsilon(1e-15));
+  CHECK(basic_delta(0.5, 0.2, 10, 6) == 1);  // kδ capped at 1
+  CHECK_THROWS_AS(basic_delta(0.1, 1e-7, 100, 9.99), NoSolution);
+}
+
 TEST_CASE("composition accountant: Gaussian and Laplace releases") {
   // One Gaussian release: the accountant's ε is the exact profile's (any method).
   for (auto m :

@@ -92,6 +92,16 @@ TEST_CASE("classic calibration") {
 TEST_CASE("laplace: scale, exact profile, laplace.csv exact row") {
   CHECK(laplace_scale(0.5) == 2);
   CHECK(laplace_scale(0.5, 3) == 6);
+  // Rounded up (more noise is safe): b·ε ≥ Δ exactly, and b at most one ulp
+  // above the correctly rounded quotient. The double 0.3 is below 0.3, so 3/0.3
+  // is just above 10 and rounds to nearest to 10: b must be the next double up.
+  for (double e : {0.3, 0.1, 0.7, 1e-3, 3.0})
+    for (double d : {1.0, 3.0, 0.2}) {
+      const double b = laplace_scale(e, d);
+      CHECK(std::fma(b, e, -d) >= 0);
+      CHECK(b <= std::nextafter(d / e, INFINITY));
+    }
+  CHECK(laplace_scale(0.3, 3) == std::nextafter(10.0, INFINITY));
   bool found = false;
   for (const auto& r : test::read_reference_csv("laplace.csv")) {
     if (r.at("method") != "exact") continue;
