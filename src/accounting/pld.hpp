@@ -7,7 +7,8 @@
 // and composing mechanisms adds independent losses, so PLDs convolve
 // (Koskela, Jälkö & Honkela 2020). Everything here works on one grid of loss
 // values l_k = kΔ and returns a sound interval [lower, upper] around the exact
-// ε(δ) (or δ(ε)); see pld.cpp for the discretisation and its error terms.
+// ε(δ) (or δ(ε)); the method and its error terms are described stage by stage
+// in pld_internal.hpp, each stage implemented in one pld_*.cpp file.
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -47,7 +48,7 @@ struct DiscreteLoss {
   std::int64_t first_index = 0;  ///< mass[i] sits at loss (first_index + i)·Δ
   std::vector<double> mass;      ///< P-mass of the in-range part
   double dropped_mass = 0;       ///< P-mass of the truncated tails
-  double split_variance = 0;     ///< Σ_buckets p·w̄(1−w̄), w̄ = share sent up (see pld.cpp)
+  double split_variance = 0;     ///< Σ_buckets p·w̄(1−w̄), w̄ = share sent up (stage (3))
 };
 
 /// Discretises one release. `tail_mass` bounds the P-mass cut off at each end.
@@ -116,13 +117,28 @@ ComposedLoss compose(std::span<const Component> components, Direction d, double 
 std::size_t grid_size(std::span<const Component> components, Direction d, double interval,
                       double tail_mass, double window_tail);
 
+// Grid limits, in grid points. Each bounds the span of one release's grid and
+// the composed window when it is transformed as a whole; a window with only a
+// few Fourier coefficients left (spectral form) is never held as an array and
+// is bounded by kMaxSpectralWindow alone.
+
+/// The accountant's limit (Options::max_grid): 2^23 points, 64 MiB per array
+/// of doubles, keeps one refinement round within a few hundred MiB and seconds.
+inline constexpr std::size_t kDefaultMaxGrid = std::size_t{1} << 23;
+/// The limit of discretise() and compose() called directly with a chosen Δ
+/// (tests): 2^26 points, 512 MiB per array, a guard against exhausting memory.
+inline constexpr std::size_t kDirectMaxGrid = std::size_t{1} << 26;
+/// Largest composed window in any form: 2^32 points keeps the integer phase
+/// reductions k·j mod N (k, j < N) exact in 64 bits.
+inline constexpr std::uint64_t kMaxSpectralWindow = std::uint64_t{1} << 32;
+
 struct Options {
   double interval = 0;      ///< first Δ; 0 = automatic
   double tolerance = 1e-3;  ///< target (upper − lower) / upper; ≤ 0: no refinement
   /// Largest grid held in memory: one release, and the composed window when it
   /// has to be transformed as a whole (after many compositions only a few
   /// Fourier coefficients are kept and the window may be larger).
-  std::size_t max_grid = std::size_t{1} << 23;
+  std::size_t max_grid = kDefaultMaxGrid;
 };
 
 struct Interval {

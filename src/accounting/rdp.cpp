@@ -47,6 +47,81 @@ constexpr double kMaxIntegerOrder = 4e6;
 /// Caps on the number of tail terms (no hang whatever the input).
 constexpr int kMaxDirectTerms = 4000;
 constexpr int kMaxEulerTerms = 160;
+/// Largest integer order retried in 50-digit arithmetic (O(α) terms there).
+constexpr long long kMaxMpIntegerOrder = 5000;
+/// log A_α at or beyond this is reported as +∞: arithmetic on it would overflow.
+constexpr double kMaxLogA = 1e300;
+
+// Error bookkeeping, in units of the unit round-off u of the precision used.
+/// Fixed roundings of one series term (its logs, exps and products).
+constexpr double kTermUlps = 16;
+/// Per step of the ratio recurrence that builds |C(α, k)| (a subtraction, an
+/// addition, a division and a product) ...
+constexpr double kCoefStepUlps = 4;
+/// ... and per logarithm of a ratio summed into log|C(α, i)|.
+constexpr double kLogCoefStepUlps = 2;
+/// One exp or erfc evaluation and the product with it (exp_half_erfc).
+constexpr double kExpUlps = 8;
+/// The final logarithm of A_α (integer orders: log1p_exp of log B).
+constexpr double kLogAUlps = 4;
+/// The final logarithms and product of log_a_fractional.
+constexpr double kFinalUlps = 8;
+/// Sound bounds (Jensen, convexity) are rounded up by this relative amount
+/// (~9u), more than the few roundings in them.
+constexpr double kBoundRoundUp = 1e-15;
+
+// Integer orders.
+/// Terms below e^{−kNegligibleLog} of the largest are skipped: below every
+/// precision used here (their total is still counted as error).
+constexpr double kNegligibleLog = 800;
+/// Raise the reference when a term exceeds it by e^{kRescaleLog}: the scaled
+/// sum stays far inside the range of every precision.
+constexpr double kRescaleLog = 400;
+/// Fold the running binomial coefficient into its logarithm when it leaves
+/// [kFoldLow, kFoldHigh]: far from overflow, one log per ~200 decades.
+constexpr double kFoldHigh = 1e100;
+constexpr double kFoldLow = 1e-100;
+
+// Fractional orders.
+/// Below this q, (1−q)^α − 1 + αq is summed as its series (expm1 would cancel).
+constexpr double kSeriesMaxQ = 0.1;
+/// Cap on the terms of that series (no hang whatever the input).
+constexpr int kMaxBinomialTerms = 2000;
+/// That series stops when a term is below u/kSeriesStopDivisor of the sum.
+constexpr double kSeriesStopDivisor = 8;
+/// Below x = −1, ½erfc(x) > 0.92 is computed as 1 − ½erfc(−x).
+constexpr double kErfcReflectBelow = -1;
+/// Direct e^E·½erfc(x) for x < 25 (erfc(25) ≈ 8e-274, still a normal double)
+/// and E < 700 (e^{700} < DBL_MAX ≈ e^{709.8}); beyond, in log space.
+constexpr double kErfcDirectMax = 25;
+constexpr double kExpDirectMax = 700;
+/// Keeps a relative error finite where the quantity it is relative to is 0.
+constexpr double kTinyDenominator = 1e-300;
+/// Fold |C(α, i)| of the tail into its logarithm below this, far above the
+/// underflow of every precision.
+constexpr double kTailFoldLow = 1e-200;
+/// One side of the tail is dropped once its term is below this share of the
+/// truncation tolerance (its whole remainder is then below that term).
+constexpr double kDropSideShare = 1e-3;
+/// Sum the tail directly while a_{i+1}/a_i ≤ kEulerSwitchRatio, then switch to
+/// the Euler transform.
+constexpr double kEulerSwitchRatio = 0.5;
+
+// Laplace (rdp_laplace).
+/// Below (2α−1)/b = 1 the inner sum is a power series (expm1 would cancel).
+constexpr double kLaplaceSeriesMax = 1;
+/// Cap on its terms: with x + y < 1 they fall faster than 1/k!.
+constexpr int kMaxLaplaceTerms = 60;
+/// It stops when a term is below this share of the sum (below u/100).
+constexpr double kLaplaceSeriesStop = 1e-18;
+/// The result is rounded up by this relative amount (~3.6u), covering the
+/// roundings of the final log and division.
+constexpr double kLaplaceRoundUp = 4e-16;
+
+// RDP → (ε, δ).
+/// Each candidate ε (or log δ) is rounded up by 8 machine epsilons (16u) of
+/// the magnitude of its terms, more than the few roundings in the conversion.
+constexpr double kConversionRoundUp = 8 * std::numeric_limits<double>::epsilon();
 
 /// log A_α with the estimated relative error of that logarithm.
 /// `value` has already been rounded up by the error estimate.
@@ -93,13 +168,13 @@ LogAEstimate log_a_integer(double q_in, double sigma_in, long long alpha) {
   T c = 1;
   // Σ term·e^{−ref} and Σ term·κ·e^{−ref}, with ref raised when a term exceeds it.
   T ref = -lm::infinity<T>(), sum = 0, sum_kappa = 0;
-  const T far = T(800);  // e^{−800} relative: below every precision used here
+  const T far = T(kNegligibleLog);
   for (long long k = 2; k <= alpha; ++k) {
     const T kk = T(k);
     const T quad = kk * (kk - 1) * h;
     const T p1 = (a - kk) * l1q, p2 = kk * lq;
     const T t = lc + p1 + p2 + lm::log_expm1(quad);
-    if (t > ref + T(400)) {
+    if (t > ref + T(kRescaleLog)) {
       if (ref > -lm::infinity<T>()) {
         const T f = lm::exp(ref - t);
         sum *= f;
@@ -109,13 +184,13 @@ LogAEstimate log_a_integer(double q_in, double sigma_in, long long alpha) {
     }
     if (t > ref - far) {
       const T v = c * lm::exp(t - ref);
-      const T kappa = abs_t(lc) + abs_t(p1) + abs_t(p2) + quad + 4 * kk + 16;
+      const T kappa = abs_t(lc) + abs_t(p1) + abs_t(p2) + quad + kCoefStepUlps * kk + kTermUlps;
       sum += v;
       sum_kappa += v * kappa;
     }
     if (k < alpha) {
       c *= (a - kk) / (kk + 1);
-      if (c > T(1e100) || c < T(1e-100)) {
+      if (c > T(kFoldHigh) || c < T(kFoldLow)) {
         lc += lm::log(c);
         c = 1;
       }
@@ -126,8 +201,8 @@ LogAEstimate log_a_integer(double q_in, double sigma_in, long long alpha) {
   const T log_a = lm::log1p_exp(log_b);
   // Relative error r of B (term errors weighted by the terms, summation error,
   // terms skipped below e^{−800}) ⇒ absolute error r·B/(1+B) in log A.
-  const T r = u * (sum_kappa / sum + T(alpha) + 16) + T(alpha) * lm::exp(-far);
-  const T abs_err = r * lm::exp(log_b - log_a) + 4 * u * log_a;
+  const T r = u * (sum_kappa / sum + T(alpha) + kTermUlps) + T(alpha) * lm::exp(-far);
+  const T abs_err = r * lm::exp(log_b - log_a) + kLogAUlps * u * log_a;
   const double value = round_up(log_a + abs_err);
   const double rel = static_cast<double>(abs_err / log_a);
   return {value, rel};
@@ -167,11 +242,11 @@ LogAEstimate log_a_integer(double q_in, double sigma_in, long long alpha) {
 /// (1−q)^α − 1 + αq, accurate for small q (series Σ_{k≥2} C(α,k)(−q)^k).
 template <class T>
 T binomial_excess(T q, T alpha, T l1q) {
-  if (q < T(0.1)) {
+  if (q < T(kSeriesMaxQ)) {
     T term = alpha * (alpha - 1) / 2 * q * q;  // k = 2
     T sum = term;
-    const T eps = lm::unit_roundoff<T>() / 8;
-    for (int k = 2; k < 2000; ++k) {
+    const T eps = lm::unit_roundoff<T>() / kSeriesStopDivisor;
+    for (int k = 2; k < kMaxBinomialTerms; ++k) {
       term *= -q * (alpha - T(k)) / T(k + 1);
       sum += term;
       if (abs_t(term) <= eps * abs_t(sum)) break;
@@ -194,17 +269,17 @@ struct FracSeries {
 /// of the result in units of u beyond that of E itself (`kappa`).
 template <class T>
 T exp_half_erfc(T e, T x, T& kappa) {
-  if (x < T(-1)) {
-    kappa = 8;
+  if (x < T(kErfcReflectBelow)) {
+    kappa = kExpUlps;
     return lm::exp(e) * (1 - lm::erfc(-x) / 2);
   }
-  if (x < T(25) && e < T(700)) {
-    kappa = 8;
+  if (x < T(kErfcDirectMax) && e < T(kExpDirectMax)) {
+    kappa = kExpUlps;
     return lm::exp(e) * lm::erfc(x) / 2;
   }
   // The logarithm of the asymptotic expansion has size ≈ x².
   const T l = lm::log_half_erfc(x);
-  kappa = abs_t(l) + 8;
+  kappa = abs_t(l) + kExpUlps;
   return lm::exp(e + l);
 }
 
@@ -237,7 +312,7 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
     p.xr = (z0 - j) * s;
     const T kl = abs_t(pl1) + abs_t(pl2) + abs_t(pl3);
     const T kr = abs_t(pr1) + abs_t(pr2) + abs_t(pr3);
-    p.kappa = (kl > kr ? kl : kr) + 2 * ti + 16;
+    p.kappa = (kl > kr ? kl : kr) + kLogCoefStepUlps * ti + kTermUlps;
     return p;
   };
   // log ½erfc(x) ≤ −x² for x ≥ 0 (erfc(x) ≤ e^{−x²}) and ≤ 0 always: an upper
@@ -285,13 +360,14 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
   const T p_right = exp_half_erfc(-scale, x_pr, k_pr);   // P(z > z0)·e^{−scale}
   const T er_right = exp_half_erfc(-scale, x_er, k_er);  // E[r; z > z0]·e^{−scale}
   const T excess = binomial_excess(q, a, l1q);
-  const T excess_kappa =
-      q < T(0.1) ? T(16) : 8 * (1 + a * q + abs_t(a * l1q)) / (abs_t(excess) + T(1e-300));
-  const T ks = abs_t(scale) + 8;
+  const T excess_kappa = q < T(kSeriesMaxQ) ? T(kTermUlps)
+                                            : kExpUlps * (1 + a * q + abs_t(a * l1q)) /
+                                                  (abs_t(excess) + T(kTinyDenominator));
+  const T ks = abs_t(scale) + kExpUlps;
   add(excess * p_left, excess_kappa + k_pl + ks);
-  add(a * q * lm::expm1((a - 1) * l1q) * er_left, abs_t((a - 1) * l1q) + k_el + ks + 16);
-  add(-(1 - a * q) * p_right, k_pr + ks + 16);
-  add(-a * q * er_right, k_er + ks + 16);
+  add(a * q * lm::expm1((a - 1) * l1q) * er_left, abs_t((a - 1) * l1q) + k_el + ks + kTermUlps);
+  add(-(1 - a * q) * p_right, k_pr + ks + kTermUlps);
+  add(-a * q * er_right, k_er + ks + kTermUlps);
   for (long long i = 0; i < n0; ++i) {
     const Pieces& p = head[static_cast<std::size_t>(i)];
     const T l = head_lc[static_cast<std::size_t>(i)];
@@ -326,7 +402,7 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
     abs_sum += ai;
     ++count;
     c *= (T(i) - a) / T(i + 1);  // → |C(α, i+1)|
-    if (c < T(1e-200)) {
+    if (c < T(kTailFoldLow)) {
       lc += lm::log(c);
       c = 1;
     }
@@ -337,7 +413,7 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
         (sign > 0 ? up : down) += ai;  // remainder has the sign of a_i, size ≤ a_i
         break;
       }
-      if (prev > 0 && ai > prev / 2) {
+      if (prev > 0 && ai > prev * T(kEulerSwitchRatio)) {
         euler = true;
         euler_sign = sign;
         euler_first = ai;
@@ -350,7 +426,7 @@ FracSeries<T> frac_series(double q_in, double sigma_in, double alpha_in) {
         // Either side alone is an alternating series with completely monotone
         // terms, so once one is negligible its whole remainder is below its
         // current term: drop it and count that term as error.
-        const T negligible = T(1e-3) * T(kTruncRelTol) * total;
+        const T negligible = T(kDropSideShare) * T(kTruncRelTol) * total;
         if (use_left && vl <= negligible) {
           use_left = false;
           err += vl / u;
@@ -410,8 +486,8 @@ LogAEstimate log_a_fractional(double q, double sigma, double alpha) {
   const T hi = fs.b + fs.up, lo = fs.b - fs.down;
   if (!(hi > 0) || !(lo > 0)) return {kInf, kInf};
   const T log_hi = log_a(hi), log_lo = log_a(lo);
-  const T rel = (log_hi - log_lo) / log_hi + 8 * u;
-  return {round_up(log_hi * (1 + 8 * u)), static_cast<double>(rel)};
+  const T rel = (log_hi - log_lo) / log_hi + kFinalUlps * u;
+  return {round_up(log_hi * (1 + kFinalUlps * u)), static_cast<double>(rel)};
 }
 
 bool is_integer(double x) { return std::floor(x) == x; }
@@ -420,7 +496,7 @@ bool is_integer(double x) { return std::floor(x) == x; }
 /// convexity of x ↦ x^α: ((1−q)·1 + q·r)^α ≤ (1−q) + q·r^α.
 double log_a_jensen_bound(double q, double sigma, double alpha) {
   const double quad = alpha * (alpha - 1) / (2 * sigma * sigma);
-  return round_up(lm::log_add(std::log1p(-q), std::log(q) + quad) * (1 + 1e-15));
+  return round_up(lm::log_add(std::log1p(-q), std::log(q) + quad) * (1 + kBoundRoundUp));
 }
 
 double log_a_integer_order(double q, double sigma, long long alpha);
@@ -432,7 +508,7 @@ double log_a_convex_bound(double q, double sigma, double alpha) {
   const double la_f = f < 2 ? 0.0 : log_a_integer_order(q, sigma, static_cast<long long>(f));
   const double la_c = log_a_integer_order(q, sigma, static_cast<long long>(c));
   if (std::isinf(la_c) || std::isinf(la_f)) return kInf;
-  return round_up(((c - alpha) * la_f + (alpha - f) * la_c) * (1 + 1e-15));
+  return round_up(((c - alpha) * la_f + (alpha - f) * la_c) * (1 + kBoundRoundUp));
 }
 
 double log_a_integer_order(double q, double sigma, long long alpha) {
@@ -441,7 +517,7 @@ double log_a_integer_order(double q, double sigma, long long alpha) {
   LogAEstimate e = log_a_integer<double>(q, sigma, alpha);
   if (e.rel_err <= kTargetRelErr) return e.value;
   const LogAEstimate el = log_a_integer<long double>(q, sigma, alpha);
-  if (el.rel_err <= kTargetRelErr || alpha > 5000) return std::min(e.value, el.value);
+  if (el.rel_err <= kTargetRelErr || alpha > kMaxMpIntegerOrder) return std::min(e.value, el.value);
   const LogAEstimate em = log_a_integer<mp50>(q, sigma, alpha);
   return std::min({e.value, el.value, em.value});
 }
@@ -499,7 +575,7 @@ double log_a_poisson_gaussian(double q, double sigma, double alpha) {
   if (q == 1) return round_up(alpha * (alpha - 1) * h);  // plain Gaussian, [M17] Prop. 7
   // A_α ≥ E[(q·r)^α] = q^α·e^{α(α−1)/(2σ²)}: when that overflows, so does A_α.
   const double lower = alpha * (std::log(q) + (alpha - 1) * h);
-  if (!(lower < 1e300)) return kInf;
+  if (!(lower < kMaxLogA)) return kInf;
   if (is_integer(alpha)) return log_a_integer_order(q, sigma, static_cast<long long>(alpha));
   return log_a_fractional_order(q, sigma, alpha);
 }
@@ -530,24 +606,24 @@ double rdp_laplace(double scale, double alpha) {
   const double b = scale, am1 = alpha - 1;
   const double x = am1 / b, y = alpha / b;
   double log_inner;
-  if (x + y < 1) {
+  if (x + y < kLaplaceSeriesMax) {
     // Inner = 1 + N/(2α−1) with N = α·expm1(x) + (α−1)·expm1(−y); the first-order
     // terms cancel exactly (α·x = (α−1)·y), so N = Σ_{k≥2} (α·x^k + (α−1)(−y)^k)/k!.
     double n = 0, px = x, py = -y, fact = 1;
-    for (int k = 2; k < 60; ++k) {
+    for (int k = 2; k < kMaxLaplaceTerms; ++k) {
       px *= x;
       py *= -y;
       fact *= k;
       const double t = (alpha * px + am1 * py) / fact;
       n += t;
-      if (std::abs(t) <= 1e-18 * std::abs(n)) break;
+      if (std::abs(t) <= kLaplaceSeriesStop * std::abs(n)) break;
     }
     log_inner = std::log1p(n / (2 * alpha - 1));
   } else {
     // Factor out e^{(α−1)/b}: inner = e^x·(α + (α−1)e^{−(2α−1)/b})/(2α−1).
     log_inner = x + std::log(alpha + am1 * std::exp(-(x + y))) - std::log(2 * alpha - 1);
   }
-  return std::max(0.0, log_inner / am1) * (1 + 4e-16);
+  return std::max(0.0, log_inner / am1) * (1 + kLaplaceRoundUp);
 }
 
 // ---------------------------------------------------------------------------
@@ -586,7 +662,7 @@ RdpEpsilon epsilon_from_rdp(std::span<const double> orders, std::span<const doub
     if (!(r >= 0)) throw InvalidParameter("rdp", "RDP values must be >= 0");
     if (std::isinf(r)) continue;
     const ConversionTerm c = rdp_conversion_term(a, log_delta, conversion);
-    const double eps = r + c.value + 8 * std::numeric_limits<double>::epsilon() * (r + c.magnitude);
+    const double eps = r + c.value + kConversionRoundUp * (r + c.magnitude);
     if (eps < best.epsilon) best = {eps, a, false};
   }
   if (best.epsilon < 0) best.epsilon = 0;
@@ -619,7 +695,7 @@ RdpDelta delta_from_rdp(std::span<const double> orders, std::span<const double> 
         mag = std::abs(kl);
       }
     }
-    log_d += 8 * std::numeric_limits<double>::epsilon() * (mag + 1);
+    log_d += kConversionRoundUp * (mag + 1);
     if (log_d < best_log) {
       best_log = log_d;
       best_order = a;

@@ -1,0 +1,182 @@
+#pragma once
+// What the stages of the PLD accountant (pld.hpp, SPEC §7) share. Included
+// only by src/accounting/pld_*.cpp; not part of the library's interface.
+//
+// Method and error terms, one numbered stage per file (the numbers are cited
+// in the code):
+//   (1), (2)  one release, connect-the-dots         pld_discretise.cpp
+//   (3)       lower bound by coupling; reading      pld_bounds.cpp
+//             δ(ε) and ε(δ) off the composed loss
+//   (4)       composition by FFT                    pld_compose.cpp
+//   (4)       the window, by Chernoff bounds        pld_tail_window.cpp
+//   (4), (5)  few coefficients (spectral form)      pld_spectrum.cpp
+//   (5)       round-off                             pld_compose.cpp, pld_spectrum.cpp
+//   (6)       refinement loop, the interval         pld_refine.cpp
+//
+// (1) One release. With μ0 = base noise at 0, μ1 = at 1, μ = (1−q)μ0 + qμ1,
+//     the remove-direction loss is L(z) = log((1−q) + q·r(z)), r = dμ1/dμ0,
+//     nondecreasing in z (r(z) = exp((2z−1)/(2σ²)) for the Gaussian,
+//     exp((|z| − |z−1|)/b) for Laplace), z ∼ μ; the add direction has loss −L(z),
+//     z ∼ μ0 (SPEC §7). Because L is monotone, P(X ≤ l) and Q(X ≤ l) are CDFs of
+//     μ and μ0 at the generalised inverse of L, so bucket masses are exact
+//     differences of normal / Laplace CDFs, taken on the accurate side (erfc
+//     in the upper tail).
+// (2) Connect-the-dots (Doroshenko et al. 2022, Alg. 1 / Thm 4.3): the P-mass p
+//     of a bucket B = (l, l+Δ] with Q-mass qB = ∫_B e^{−X} dP goes to l and
+//     l+Δ as p = a + b, qB = a·e^{−l} + b·e^{−l−Δ}. The discrete pair's profile
+//     equals the true one at every grid point and is linear in e^ε in between;
+//     the true profile is convex in e^ε, so the discrete pair dominates, and
+//     dominance survives composition (Zhu, Dong & Wang 2022, Thm 10). Mass
+//     outside [l_lo, l_hi] is put at +∞. Hence the UPPER bound needs no other
+//     discretisation term.
+// (3) LOWER bound by coupling (in the spirit of Gopi, Lee & Wutschitz 2021,
+//     Thm 5.1). Send a point at X = l + u (0 ≤ u ≤ Δ) up with probability
+//     w(u) = (1 − e^{−u})/(1 − e^{−Δ}), else down: this randomised rounding Y
+//     reproduces exactly the masses of (2). D = Y − X has E[D | X] =
+//     Δ·w(u) − u ∈ [0, β], β ≤ (Δ/2 + Δ²/12)²/2 ≈ Δ²/8, and a zero-mean part W,
+//     |W| ≤ Δ, Var W ≤ Δ²·Σ_B p·w̄(1 − w̄) (Jensen, w(1−w) concave). Bernstein:
+//     P(Σ W ≥ s) ≤ exp(−s²/(2(V + Δs/3))). On {Σ D ≤ t} the true sum is at least
+//     Σ Y − t and (1 − e^{ε−x})₊ is nondecreasing in x, so
+//       δ_true(ε) ≥ δ_Y(ε + t) − η,  t = T·β + s(η).
+//     Dropping the truncated tails only lowers δ, so it is sound here.
+// (4) Composition: one forward real FFT per distinct release, Π_c X_c^{T_c}
+//     pointwise (in log-polar form, |X| ≤ 1 clamped), one inverse FFT. After
+//     many compositions only a few coefficients are not negligible (|Z_k| ≥
+//     e^{−50}); then they are found from a transform of each release at its
+//     own, smaller size plus a Lipschitz bound, computed by direct sums, and
+//     δ(ε) = Σ_j y_j (1 − e^{ε−l_j})₊ is read from them in closed form
+//     (geometric sums), with no transform of the whole window. The
+//     window [a, b] comes from Chernoff bounds on the composed discrete loss,
+//     P(S ≥ b) ≤ e^{−λb} Π_c M_c(λ)^{T_c}, with M_c evaluated on blocks at their
+//     worst end. The circular convolution folds what lies outside the window
+//     into it: mass from above moves down (can only lower δ: added to the
+//     upper bound), mass from below moves up (can only raise δ: subtracted
+//     from the lower bound).
+// (5) Round-off, under the standard model of floating point (unit round-off
+//     u) and of FFTs in it (Higham 2002, §24.1; Thm 24.2 is the normwise form):
+//     each forward coefficient is within ρ_c = γ_N·‖x_c‖₁, γ_N = 8⌈log₂N⌉u, of
+//     the exact one (every butterfly stage adds a relative error of a few u to
+//     partial sums whose moduli add up to at most ‖x‖₁; the direct sums have
+//     their own, similar constant). Z_k = Π_c X_ck^{T_c} moves by at most
+//     Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c−1} Π_{c'≠c}(r_c'k + ρ_c')^{T_c'}; the
+//     log-polar power adds a relative error ≤ 8u(760 + π·ΣT); the inverse
+//     transform adds γ_N‖Ẑ‖₂ (normwise). By Parseval, Σ_j |ŷ_j − y_j| ≤
+//     ‖Ẑ − Z‖₂ + γ_N‖Ẑ‖₂ (unnormalised F), and since (1 − e^{ε−l})₊ ≤ 1 that L1
+//     bound is added to the upper δ and subtracted from the lower δ. Negative
+//     outputs are clamped to 0, which only moves them towards the
+//     (non-negative) truth. These bounds hold for FFT algorithms of the
+//     Cooley–Tukey family under that model; FFTW is of that family but its
+//     codelets are not individually proven to meet the constant.
+// (6) Refinement. Both directions are composed on one grid Δ (the add
+//     direction on a second thread) and the interval takes, end by end, the
+//     larger of the two (SPEC §7: the result is the max over both
+//     directions). Δ shrinks until (upper − lower) meets the tolerance; the
+//     loop stops early, with a note, when the width stops shrinking (the
+//     terms of (2)–(5) that do not depend on Δ dominate) or the grid reaches
+//     its limit (pld.hpp).
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "accounting/pld.hpp"
+
+namespace dpb::pld::detail {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Unit round-off u of double (the u of stage (5)).
+inline constexpr double kU = std::numeric_limits<double>::epsilon() / 2;
+/// Smallest probability used as a tail mass or a failure probability η: positive
+/// and far above the subnormal range, so logarithms and quotients stay finite.
+inline constexpr double kTinyProbability = 1e-300;
+
+/// A grid over its limit (pld.hpp); the refinement loop turns it into a note.
+struct GridTooLarge : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// --- (1), (2) pld_discretise.cpp --------------------------------------------
+
+/// Throws InvalidParameter unless m is a valid mechanism.
+void validate(const Mechanism& m);
+
+/// discretise() with a grid limit of `max_points` (GridTooLarge past it).
+DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
+                             std::size_t max_points);
+
+// --- (4) the window: pld_tail_window.cpp -------------------------------------
+
+/// Blocks of a discrete loss for Chernoff bounds: mass, mean loss, lowest and
+/// highest loss. On a block e^{λy} lies below its chord (convexity), so
+/// m·[e^{λ lo}(hi − mean) + e^{λ hi}(mean − lo)]/(hi − lo) bounds its share of
+/// E[e^{λY}] for either sign of λ, tight to second order in the block width.
+struct Block {
+  double mass, mean, lo, hi;
+};
+
+/// The discretised releases of one direction, with their Chernoff bounds.
+struct Prepared {
+  std::vector<DiscreteLoss> losses;
+  std::vector<double> counts;
+  std::vector<std::vector<Block>> blocks;
+  std::int64_t first = 0, last = 0;  // support of the composed loss (grid indices)
+  double total_count = 0;
+  // Chernoff: log P(S ≥ x) ≤ min_λ −λx + Σ T ψ(λ) (upper), log P(S ≤ x) ≤ min_λ λx + Σ T ψ(−λ).
+  std::vector<double> lambdas, psi_up, psi_down;
+  double log_tail_above(double x) const;
+  double log_tail_below(double x) const;
+};
+
+/// Discretises every component (grid limit `max_points`) and tabulates ψ(±λ).
+Prepared prepare(std::span<const Component> components, Direction d, double interval,
+                 double tail_mass, std::size_t max_points);
+
+/// The window [k_a, k_b] (grid indices, within [first, last]) outside which
+/// each side's Chernoff bound is at most window_tail.
+std::pair<std::int64_t, std::int64_t> window(const Prepared& prep, double interval,
+                                             double window_tail);
+
+// --- (4), (5) composition: pld_compose.cpp ----------------------------------
+
+/// γ_N of (5) for an FFT of size n.
+double fft_gamma(std::size_t n);
+
+/// Weight of coefficient k ≤ N/2 in sums over all N (the Hermitian mirror
+/// counts twice).
+inline double hermitian_weight(std::size_t k, std::size_t n) {
+  return (k == 0 || (n % 2 == 0 && k == n / 2)) ? 1.0 : 2.0;
+}
+
+/// compose() with a grid limit of `max_grid` (GridTooLarge past it).
+ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
+                          double tail_mass, double window_tail, std::size_t max_grid);
+
+// --- (4), (5) few coefficients: pld_spectrum.cpp ----------------------------
+
+/// Error factor of direct_dft(): |X̂_k − X_k| ≤ direct_gamma(n)·‖x‖₁.
+double direct_gamma(std::size_t len);
+
+/// X_k = Σ_j x_j e^{−2πi jk/n} for the listed k only (the same convention as
+/// fft::forward), each phase reduced exactly modulo n in integers.
+std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::size_t n,
+                                             const std::vector<std::size_t>& ks);
+
+/// The frequencies k ≤ n/2 at which Π_c |X_ck|^{T_c} may exceed e^{bound_log};
+/// nullopt when too many remain for direct sums.
+std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::size_t n,
+                                                   double bound_log);
+
+/// The spectral form of the composed loss on the window starting at k_a, from
+/// the composed coefficients z[i] at frequency ks[i] of the circular array in
+/// which y_j (loss (k_a + j)Δ) sits at position j + shift; adds the round-off
+/// of evaluating it to `roundoff`.
+ComposedLoss spectral_form(double interval, std::int64_t k_a, std::size_t n, std::int64_t shift,
+                           std::span<const std::size_t> ks, std::span<const std::complex<double>> z,
+                           double& roundoff);
+
+}  // namespace dpb::pld::detail
