@@ -5,9 +5,9 @@
 
 #include "accounting/gaussian_mechanism.hpp"
 #include "cli/choices.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {

@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "accounting/rdp_without_replacement.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/run_parameters.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
