@@ -124,9 +124,12 @@ TEST_CASE("run parameters: every one is a flag of every DP-SGD verb") {
       CAPTURE(verb);
       CAPTURE(p.flag);
       const auto r = run({verb, std::string(p.flag), sample_text(p), "--bogus"});
-      // The parser knows the flag: the error is about --bogus, not about it.
+      // The parser knows the flag: the error is about --bogus alone (an
+      // unknown flag would be listed with it).
       CHECK(r.status == kUsage);
       CHECK(r.err.find("--bogus") != std::string::npos);
+      for (const char* after : {" ", "\n"})
+        CHECK(r.err.find(std::string(p.flag) + after) == std::string::npos);
     }
 }
 
