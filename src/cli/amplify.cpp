@@ -4,10 +4,12 @@
 #include <memory>
 
 #include "accounting/amplification.hpp"
+#include "accounting/dp_sgd_run.hpp"
 #include "cli/choices.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
+#include "cli/run_parameters.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
@@ -25,26 +27,22 @@ int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
   const auto q = optional_real("--sampling-rate", f.sampling_rate, kClosedUnit);
   const auto n = optional_integer("--dataset-size", f.dataset_size, 1);
   const auto m = optional_integer("--batch-size", f.batch_size, 1);
-  const auto sampling = parse_choice("--sampling", f.sampling, {"poisson", "without-replacement"});
+  const Sampling sampling = parse_choice("--sampling", f.sampling, kSamplingChoices);
   resolve(f.output);  // checks --format before any work
 
-  if (!q && !m && !n)
-    throw UsageError("--sampling-rate is required (or --dataset-size with --batch-size)");
-  if (q && (m || n))
-    throw UsageError(std::string(m ? "--batch-size" : "--dataset-size") +
-                     ": give either --sampling-rate or --dataset-size with --batch-size, not both");
-  if (m && !n) throw UsageError("--batch-size: needs --dataset-size (q = batch / dataset)");
-  if (n && !m) throw UsageError("--dataset-size: needs --batch-size (q = batch / dataset)");
-  if (m && *m > *n)
-    throw UsageError("--batch-size: must be <= --dataset-size (" + std::to_string(*n) + "), got " +
-                     std::to_string(*m));
-
-  const bool poisson = sampling == "poisson";
-  const double rate = q ? *q : static_cast<double>(*m) / static_cast<double>(*n);
+  // q, or m of N: the same rules as a DP-SGD run's (accounting/dp_sgd_run.hpp).
+  double rate = 0;
+  try {
+    rate = sampling_rate_of(q, n, m);
+  } catch (const RunParameterError& e) {
+    throw UsageError(message_of(e, Naming::flags));
+  }
+  const bool poisson = sampling == Sampling::poisson;
   // Both theorems give the same map with q = m/N (Balle, Barthe & Gaboardi 2018,
   // Theorems 8 and 9); they differ in the neighbouring relation they assume.
   const EpsDelta amplified = !q && !poisson ? amplify_without_replacement(epsilon, delta, *m, *n)
                                             : amplify_poisson(epsilon, delta, rate);
+  const std::string sampling_name(choice_name(kSamplingChoices, sampling));
 
   using report::Rounding;
   report::Report rep;
@@ -54,9 +52,9 @@ int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
   rep.inputs.add("sampling_rate", report::number(rate));
   if (n) rep.inputs.add("dataset_size", report::integer(*n));
   if (m) rep.inputs.add("batch_size", report::integer(*m));
-  rep.inputs.add("sampling", report::text(sampling));
+  rep.inputs.add("sampling", report::text(sampling_name));
   report::Record r;
-  r.add("sampling", report::text(sampling));
+  r.add("sampling", report::text(sampling_name));
   r.add("neighbouring", report::text(poisson ? "add_remove" : "replace_one"));
   r.add("bound", report::text("upper"));
   r.add("epsilon", report::number(amplified.epsilon, Rounding::up));
@@ -84,7 +82,7 @@ Verb setup_amplify(CLI::App& app) {
                   "probability that a record is sampled, in [0, 1]");
   cmd->add_option("--dataset-size", f->dataset_size, "N: records in the dataset (q = m/N)");
   cmd->add_option("--batch-size", f->batch_size, "m: records sampled, an integer in [1, N]");
-  add_choice_option(*cmd, "--sampling", f->sampling, {"poisson", "without-replacement"},
+  add_choice_option(*cmd, "--sampling", f->sampling, kSamplingChoices,
                     "poisson (default; add/remove neighbours) | without-replacement (replace-one)");
   add_output_flags(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_amplify(*f, out, err); }};

@@ -5,8 +5,13 @@
 // that accepts everything and adds nothing to --help), so whatever walks the
 // parser finds it; the verbs still check values themselves (parse_choice).
 #include <CLI/CLI.hpp>
+#include <array>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "cli/parse.hpp"
 
 namespace dpb::cli {
 
@@ -18,6 +23,47 @@ CLI::Option* record_choices(CLI::Option* option, const std::vector<std::string>&
 CLI::Option* add_choice_option(CLI::App& app, const std::string& name, std::string& target,
                                const std::vector<std::string>& choices,
                                const std::string& description);
+
+/// One value of an enumerated flag: its name on the command line and what it
+/// means. Each flag's choices are one constexpr array of these, read both by
+/// add_choice_option() (declare, record for completions) and parse_choice().
+template <typename E>
+struct Choice {
+  std::string_view name;
+  E value;
+};
+
+template <typename E, std::size_t N>
+std::vector<std::string> choice_names(const std::array<Choice<E>, N>& choices) {
+  std::vector<std::string> names;
+  for (const auto& c : choices) names.emplace_back(c.name);
+  return names;
+}
+
+template <typename E, std::size_t N>
+CLI::Option* add_choice_option(CLI::App& app, const std::string& name, std::string& target,
+                               const std::array<Choice<E>, N>& choices,
+                               const std::string& description) {
+  return add_choice_option(app, name, target, choice_names(choices), description);
+}
+
+/// The value named `text`, else a UsageError listing the names.
+template <typename E, std::size_t N>
+E parse_choice(std::string_view flag, const std::string& text,
+               const std::array<Choice<E>, N>& choices) {
+  const std::string name = parse_choice(flag, text, choice_names(choices));
+  for (const auto& c : choices)
+    if (c.name == name) return c.value;
+  return choices.front().value;  // not reached: parse_choice threw
+}
+
+/// The name of `value` in `choices`.
+template <typename E, std::size_t N>
+std::string_view choice_name(const std::array<Choice<E>, N>& choices, E value) {
+  for (const auto& c : choices)
+    if (c.value == value) return c.name;
+  return {};
+}
 
 /// Records that `option` names a file (completions offer file names).
 CLI::Option* record_file(CLI::Option* option);

@@ -6,6 +6,7 @@
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
+#include "cli/run_parameters.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -243,23 +244,31 @@ void write_list(const std::vector<VerbInfo>& verbs, std::ostream& out) {
             << '\n';
 }
 
+void write_run_parameters(std::ostream& out) {
+  for (const auto& p : kRunParameters)
+    out << p.names << '\t' << p.key << '\t' << p.default_value << '\n';
+}
+
 Verb setup_completions(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "completions",
-      "print shell completions generated from this parser: bash | zsh | fish | list\n"
+      "print shell completions generated from this parser: bash | zsh | fish | list | "
+      "run-parameters\n"
       "  example: dpbudget completions bash > /etc/bash_completion.d/dpbudget");
   cmd->group("");  // hidden: a tool for packagers and tests
-  cmd->add_option("shell", *shell, "bash | zsh | fish | list")->required();
+  cmd->add_option("shell", *shell, "bash | zsh | fish | list | run-parameters")->required();
   CLI::App* root = &app;
   return {cmd, [shell, root](std::ostream& out, std::ostream&) {
-            const auto s = parse_choice("shell", *shell, {"bash", "zsh", "fish", "list"});
+            const auto s =
+                parse_choice("shell", *shell, {"bash", "zsh", "fish", "list", "run-parameters"});
             std::ostringstream buffer;
             const auto verbs = describe(*root);
             if (s == "bash") write_bash(verbs, buffer);
             if (s == "zsh") write_zsh(verbs, buffer);
             if (s == "fish") write_fish(verbs, buffer);
             if (s == "list") write_list(verbs, buffer);
+            if (s == "run-parameters") write_run_parameters(buffer);
             out << buffer.str();
             return kOk;
           }};

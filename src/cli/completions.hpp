@@ -2,7 +2,8 @@
 // Shell completions generated from the parser itself, so they cannot drift
 // from it: `dpbudget completions bash|zsh|fish` walks CLI11's subcommands and
 // options, and the choices recorded with cli/choices.hpp. `list` prints the
-// same model plainly (one line per flag) for tests and the man page check.
+// same model plainly (one line per flag) for tests and the man page check;
+// `run-parameters` the run-parameter table.
 #include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
@@ -35,6 +36,11 @@ void write_zsh(const std::vector<VerbInfo>& verbs, std::ostream& out);
 void write_fish(const std::vector<VerbInfo>& verbs, std::ostream& out);
 /// `verb<TAB>flag<TAB>value|flag<TAB>choice,choice`, one line per flag name.
 void write_list(const std::vector<VerbInfo>& verbs, std::ostream& out);
+
+/// The run-parameter table (cli/run_parameters.hpp), one line each:
+/// `names<TAB>json key<TAB>default`, e.g. `-q,--sampling-rate<TAB>sampling_rate<TAB>`
+/// (the man page's RUN PARAMETERS is tested against it).
+void write_run_parameters(std::ostream& out);
 
 /// The hidden verb `completions bash|zsh|fish|list`; needs the root app to
 /// walk when it runs (after every verb has been declared).

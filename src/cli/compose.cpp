@@ -6,9 +6,9 @@
 #include "accounting/composition.hpp"
 #include "accounting/errors.hpp"
 #include "cli/choices.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {

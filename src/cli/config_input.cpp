@@ -1,5 +1,6 @@
 #include "cli/config_input.hpp"
 
+#include <array>
 #include <cmath>
 #include <istream>
 #include <nlohmann/json.hpp>
@@ -26,13 +27,17 @@ double real_value(const Json& obj, const char* key, const Domain& domain) {
   return v.get<double>();
 }
 
-std::int64_t count_value(const Json& obj, const char* key) {
-  const Json& v = obj.at(key);
-  if (!v.is_number()) throw LineError{std::string(key) + ": must be an integer >= 1"};
-  const double d = v.get<double>();
-  if (!(d >= 1 && d <= 9007199254740992.0) || d != std::floor(d))
-    throw LineError{std::string(key) + ": must be an integer >= 1"};
-  return static_cast<std::int64_t>(d);
+/// The run parameter with JSON key `key`, if any.
+const RunParameter* run_parameter_keyed(const std::string& key) {
+  for (const auto& p : kRunParameters)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+std::string allowed_keys() {
+  std::string keys = "name";
+  for (const auto& p : kRunParameters) keys += ", " + std::string(p.key);
+  return keys + ", delta, epsilon, spec";
 }
 
 ConfigLine parse_line(const std::string& text, std::size_t line) {
@@ -49,21 +54,18 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
   ConfigLine c;
   c.line = line;
+  std::array<std::optional<ParamValue>, kRunParamCount> run;
+  bool any_run_key = false;
   for (const auto& [key, value] : obj.items()) {
-    if (key == "name") {
+    if (const RunParameter* p = run_parameter_keyed(key)) {
+      try {
+        run[static_cast<std::size_t>(p->id)] = parse_json_value(*p, value);
+      } catch (const UsageError& e) {
+        throw LineError{e.what()};
+      }
+      any_run_key = true;
+    } else if (key == "name") {
       c.name = value.is_string() ? value.get<std::string>() : value.dump();
-    } else if (key == "sampling_rate") {
-      c.values.sampling_rate = real_value(obj, "sampling_rate", kProbability);
-    } else if (key == "noise_multiplier") {
-      c.values.noise_multiplier = real_value(obj, "noise_multiplier", kPositive);
-    } else if (key == "epochs") {
-      c.values.epochs = real_value(obj, "epochs", kPositive);
-    } else if (key == "steps") {
-      c.values.steps = count_value(obj, "steps");
-    } else if (key == "dataset_size") {
-      c.values.dataset_size = count_value(obj, "dataset_size");
-    } else if (key == "batch_size") {
-      c.values.batch_size = count_value(obj, "batch_size");
     } else if (key == "spec") {
       try {
         c.spec = event_from_json(nlohmann::ordered_json(value), "");
@@ -76,14 +78,15 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     } else if (key == "epsilon") {
       c.epsilon = real_value(obj, "epsilon", kNonNegative);
     } else {
-      throw LineError{key +
-                      ": unknown key (allowed: name, sampling_rate, noise_multiplier, "
-                      "steps, epochs, dataset_size, batch_size, delta, epsilon, spec)"};
+      throw LineError{key + ": unknown key (allowed: " + allowed_keys() + ")"};
     }
   }
-  if (c.spec && (c.values.sampling_rate || c.values.noise_multiplier || c.values.epochs ||
-                 c.values.steps || c.values.dataset_size || c.values.batch_size))
-    throw LineError{"spec: give either spec or the DP-SGD keys, not both"};
+  if (c.spec && any_run_key) throw LineError{"spec: give either spec or the DP-SGD keys, not both"};
+  try {
+    c.values = values_of(run, Naming::keys);
+  } catch (const UsageError& e) {
+    throw LineError{e.what()};
+  }
   return c;
 }
 

@@ -1,9 +1,8 @@
 #pragma once
 // Training configurations read from JSON Lines (`dpbudget sweep --input`):
-// one object per line with the flags' names as keys (sampling_rate,
-// noise_multiplier, steps, epochs, dataset_size, batch_size, delta, epsilon)
-// and a free-form `name` echoed to the output; or `spec`, an event as in a
-// spec file, instead of the DP-SGD keys.
+// one object per line with the run parameters' JSON keys (kRunParameters in
+// cli/run_parameters.hpp), delta, epsilon and a free-form `name` echoed to the
+// output; or `spec`, an event as in a spec file, instead of the DP-SGD keys.
 #include <cstddef>
 #include <istream>
 #include <optional>
@@ -11,7 +10,7 @@
 #include <vector>
 
 #include "accounting/events.hpp"
-#include "cli/common.hpp"
+#include "cli/run_parameters.hpp"
 
 namespace dpb::cli {
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "report/number_format.hpp"
 

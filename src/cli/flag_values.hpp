@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/common.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/parse.hpp"
 #include "report/record.hpp"
 #include "report/render.hpp"

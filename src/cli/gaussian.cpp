@@ -1,17 +1,25 @@
 // dpbudget gaussian: the noise a Gaussian mechanism needs for (ε, δ)-DP
 // (SPEC §2.1), by the analytic calibration (Balle & Wang 2018) and the
 // classic one (Dwork & Roth 2014, valid for ε < 1 only).
+#include <array>
 #include <memory>
 
 #include "accounting/gaussian_mechanism.hpp"
 #include "cli/choices.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
 namespace {
+
+enum class Method { analytic, classic, all };
+constexpr std::array<Choice<Method>, 3> kMethods{{
+    {"analytic", Method::analytic},
+    {"classic", Method::classic},
+    {"all", Method::all},
+}};
 
 struct GaussianFlags {
   std::vector<std::string> epsilon, delta, sensitivity;
@@ -29,9 +37,10 @@ int run_gaussian(const GaussianFlags& f, std::ostream& out, std::ostream& err) {
   const auto epsilons = parse_list("--epsilon", f.epsilon, kNonNegative);
   const auto deltas = parse_list("--delta", f.delta, kOpenUnit);
   const double sensitivity = optional_real("--sensitivity", f.sensitivity, kPositive).value_or(1.0);
-  const auto method = parse_choice("--method", f.method, {"analytic", "classic", "all"});
+  const Method method = parse_choice("--method", f.method, kMethods);
+  const std::string method_name(choice_name(kMethods, method));
   resolve(f.output);  // checks --format before any work
-  if (method == "classic")
+  if (method == Method::classic)
     for (double e : epsilons)
       if (!gaussian_classic_applies(e))
         throw UsageError("--epsilon: " + classic_limit(e) + " (use --method analytic)");
@@ -39,10 +48,10 @@ int run_gaussian(const GaussianFlags& f, std::ostream& out, std::ostream& err) {
   report::Report rep;
   rep.command = "gaussian";
   rep.inputs.add("sensitivity", report::number(sensitivity));
-  rep.inputs.add("method", report::text(method));
-  const std::vector<std::string> methods = method == "all"
+  rep.inputs.add("method", report::text(method_name));
+  const std::vector<std::string> methods = method == Method::all
                                                ? std::vector<std::string>{"analytic", "classic"}
-                                               : std::vector<std::string>{method};
+                                               : std::vector<std::string>{method_name};
   using report::Rounding;
   for (const auto& name : methods)
     for (double epsilon : epsilons)
@@ -86,7 +95,7 @@ Verb setup_gaussian(CLI::App& app) {
   cmd->add_option("--delta", f->delta, "target delta(s) in (0, 1)");
   cmd->add_option("--sensitivity", f->sensitivity,
                   "L2 sensitivity, a finite number > 0 (default 1)");
-  add_choice_option(*cmd, "--method", f->method, {"analytic", "classic", "all"},
+  add_choice_option(*cmd, "--method", f->method, kMethods,
                     "analytic (Balle & Wang 2018, default) | classic (Dwork & Roth, epsilon < 1) | "
                     "all (classic rows with epsilon >= 1 are skipped with a warning)");
   add_output_flags(*cmd, f->output);

@@ -7,9 +7,10 @@
 #include <optional>
 
 #include "accounting/gdp_accountant.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/result_rows.hpp"
+#include "cli/run_parameters.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
@@ -22,14 +23,14 @@ struct GdpFlags {
 };
 
 bool any_given(const DpSgdFlags& r) {
-  return !(r.sampling_rate.empty() && r.noise_multiplier.empty() && r.steps.empty() &&
-           r.dataset_size.empty() && r.batch_size.empty() && r.epochs.empty());
+  for (const auto& p : kRunParameters)
+    if (given(r, p.id)) return true;
+  return false;
 }
 
 int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   const bool given_mu = !f.mu.empty();
-  if (given_mu && any_given(f.run))
-    throw UsageError("--mu: give either --mu or a DP-SGD run (-q, --sigma, --steps), not both");
+  if (given_mu) refuse_run_flags(f.run, "--mu", "give either --mu or a DP-SGD run, not both");
   if (!given_mu && !any_given(f.run))
     throw UsageError("--mu is required (or a DP-SGD run: -q, --sigma, --steps)");
   const bool solve_delta = !either("--delta", !f.delta.empty(), "--epsilon", !f.epsilon.empty());
@@ -45,8 +46,6 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   // `epsilon --accountant gdp` reports them (they do not depend on the target).
   std::optional<Guarantee> run_guarantee;
   if (given_mu) {
-    if (f.run.sampling != "poisson")
-      throw UsageError("--sampling: goes with a DP-SGD run (-q, --sigma, --steps), not --mu");
     mus = parse_list("--mu", f.mu, kNonNegative);
     rep.inputs.add("mu", report::numbers(mus));
   } else {

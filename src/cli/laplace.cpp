@@ -2,9 +2,9 @@
 #include <memory>
 
 #include "accounting/laplace_mechanism.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {

@@ -5,10 +5,12 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
+#include "cli/result_rows.hpp"
+#include "cli/run_parameters.hpp"
 #include "cli/svg_output.hpp"
 #include "cli/verbs.hpp"
 #include "dpbudget/version.hpp"
@@ -84,9 +86,9 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
   std::vector<double> xs;
   std::vector<std::int64_t> steps;
   for (double x : places(lo, hi, static_cast<int>(points), f.log_x)) {
-    const std::int64_t t =
-        by_epochs ? steps_for_epochs(x, base.sampling_rate, base.dataset_size, base.batch_size)
-                  : static_cast<std::int64_t>(std::llround(x));
+    const std::int64_t t = by_epochs ? steps_for_epochs_named(x, base.sampling_rate,
+                                                              base.dataset_size, base.batch_size)
+                                     : static_cast<std::int64_t>(std::llround(x));
     if (!by_epochs && !steps.empty() && t == steps.back()) continue;
     xs.push_back(by_epochs ? x : static_cast<double>(t));
     steps.push_back(t);

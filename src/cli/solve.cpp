@@ -5,7 +5,9 @@
 #include "accounting/calibration.hpp"
 #include "accounting/errors.hpp"
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/parse.hpp"
+#include "cli/result_rows.hpp"
 
 namespace dpb::cli {
 
@@ -65,7 +67,7 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
         // Largest batch size B in [1, N]; with epochs fixed, T = ⌈E·N/B⌉ falls as B grows.
         const std::int64_t n = *run.dataset_size;
         auto steps_for = [&](std::int64_t b) {
-          return run.epochs ? steps_for_epochs(*run.epochs, 0, n, b) : run.steps;
+          return run.epochs ? steps_for_epochs_named(*run.epochs, 0, n, b) : run.steps;
         };
         auto s = largest_integer(
             [&](std::int64_t b) {

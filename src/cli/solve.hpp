@@ -5,7 +5,8 @@
 #include <string>
 
 #include "accounting/accountant.hpp"
-#include "cli/common.hpp"
+#include "cli/accountant_flags.hpp"
+#include "cli/run_parameters.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {

@@ -8,17 +8,7 @@ namespace dpb::cli {
 namespace {
 
 void require_no_run_flags(const DpSgdFlags& f) {
-  const std::pair<const char*, const std::vector<std::string>*> flags[] = {
-      {"--sampling-rate", &f.sampling_rate},
-      {"--noise-multiplier", &f.noise_multiplier},
-      {"--steps", &f.steps},
-      {"--dataset-size", &f.dataset_size},
-      {"--batch-size", &f.batch_size},
-      {"--epochs", &f.epochs}};
-  for (const auto& [flag, values] : flags)
-    if (!values->empty())
-      throw UsageError(std::string(flag) +
-                       ": not with --spec (the spec file describes the whole run)");
+  refuse_run_flags(f, "--spec", "the spec file describes the whole run");
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/common.hpp"
+#include "cli/run_parameters.hpp"
+#include "report/record.hpp"
 
 namespace dpb::cli {
 
@@ -23,7 +24,7 @@ void add_spec_flags(CLI::App& app, SpecFlags& flags);
 void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out);
 
 /// The run to account: its inputs for the report and its event, from --spec
-/// when given (the DP-SGD flags must then be absent), else from the flags.
+/// when given (every run flag given beside it is refused), else from the flags.
 struct RunEvent {
   report::Record inputs;
   EventPtr event;

@@ -4,6 +4,7 @@
 // in blocks and printed in a fixed order as they are ready.
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -16,17 +17,26 @@
 #include <thread>
 
 #include "accounting/errors.hpp"
+#include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
-#include "cli/common.hpp"
 #include "cli/config_input.hpp"
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/parse.hpp"
+#include "cli/result_rows.hpp"
+#include "cli/run_parameters.hpp"
 #include "cli/solve.hpp"
 #include "cli/verbs.hpp"
 #include "report/number_format.hpp"
 
 namespace dpb::cli {
 namespace {
+
+constexpr std::array<Choice<Unknown>, 3> kSolveChoices{{
+    {"sigma", Unknown::noise_multiplier},
+    {"steps", Unknown::steps},
+    {"sampling-rate", Unknown::sampling_rate},
+}};
 
 struct SweepFlags {
   DpSgdFlags run;
@@ -83,36 +93,26 @@ void add_run_columns(report::Record& r, const Job& job) {
 
 std::vector<Row> compute(const Job& job, const Settings& s) {
   std::vector<Row> rows;
-  for (const auto& accountant : s.choice.names) {
-    if (job.unknown == Unknown::none) {
-      auto acc = make_accountant(accountant, s.choice.options);
-      if (job.spec) {
-        // With --accountant all, an accountant that cannot handle a spec gives no row.
-        if (auto why = acc->unsupported_reason(*job.spec)) {
-          if (s.choice.names.size() == 1) throw UnsupportedEvent(describe(job) + ": " + *why);
-          continue;
-        }
-        acc->compose(*job.spec);
-      } else {
-        acc->compose(*dp_sgd_event(job.run));
-      }
-      for (double delta : job.deltas) {
-        const Guarantee g = acc->epsilon(delta);
+  if (job.unknown == Unknown::none) {
+    const EventPtr event = job.spec ? job.spec : dp_sgd_event(job.run);
+    std::optional<double> budget = s.max_epsilon;
+    for (double b : job.epsilons) budget = budget ? std::min(*budget, b) : b;
+    // With --accountant all, an accountant that cannot handle the run gives no row.
+    for (const auto& a :
+         account(*event, s.choice, job.deltas, /*solve_delta=*/false, describe(job)))
+      for (const auto& g : a.guarantees) {
         Row row;
         add_run_columns(row.record, job);
         for (auto& cell : guarantee_record(g, false).cells) row.record.cells.push_back(cell);
         row.notes = g.notes;
-        std::optional<double> budget = s.max_epsilon;
-        for (double b : job.epsilons) budget = budget ? std::min(*budget, b) : b;
-        if (budget && !(g.epsilon <= *budget))
-          row.over = describe(job) + " (" + accountant + ", delta " +
-                     report::format_number(delta, 6, report::Rounding::nearest) + "): epsilon " +
-                     report::format_number(g.epsilon, 6, report::Rounding::up) + " > budget " +
-                     report::format_number(*budget, 6, report::Rounding::nearest);
+        if (budget)
+          if (auto why = over_budget(row.record, *budget, "budget"))
+            row.over = describe(job) + " " + *why;
         rows.push_back(std::move(row));
       }
-      continue;
-    }
+    return rows;
+  }
+  for (const auto& accountant : s.choice.names) {
     for (double target : job.epsilons)
       for (double delta : job.deltas) {
         Row row;
@@ -137,11 +137,7 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
 }
 
 Unknown unknown_of(const std::string& solve) {
-  if (solve.empty()) return Unknown::none;
-  const auto s = parse_choice("--solve", solve, {"sigma", "steps", "sampling-rate"});
-  if (s == "sigma") return Unknown::noise_multiplier;
-  if (s == "steps") return Unknown::steps;
-  return Unknown::sampling_rate;
+  return solve.empty() ? Unknown::none : parse_choice("--solve", solve, kSolveChoices);
 }
 
 /// Jobs from the flags' Cartesian product.
@@ -201,7 +197,7 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
             ? Unknown::noise_multiplier
             : unknown;
     try {
-      job.run = derive(c.values, job.unknown, kJsonNames);
+      job.run = derive(c.values, job.unknown, Naming::keys);
     } catch (const UsageError& e) {
       errors.push_back({c.line, e.what()});
       continue;
@@ -330,12 +326,15 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   std::vector<Job> jobs;
   bool bad_input = false;
   if (!f.input.empty()) {
-    for (const auto* list : {&f.run.sampling_rate, &f.run.noise_multiplier, &f.run.steps,
-                             &f.run.epochs, &f.run.batch_size, &f.run.dataset_size})
-      if (!list->empty())
-        throw UsageError("--input: the parameters come from the file; drop the parameter flags");
+    // The lines give the run; a run flag would be silently overridden.
+    for (const auto& p : kRunParameters)
+      if (given(f.run, p.id))
+        throw UsageError(std::string(p.flag) +
+                         ": not with --input (the lines give the run: put \"" + std::string(p.key) +
+                         "\" on each line instead)");
     bad_input = jobs_from_input(f, unknown, deltas, epsilons, jobs, err);
   } else {
+    if (f.keep_going) throw UsageError("--keep-going: only with --input (it skips bad lines)");
     if (deltas.empty()) throw UsageError("--delta is required");
     if (unknown != Unknown::none && epsilons.empty())
       throw UsageError("--epsilon is required with --solve (the targets)");
@@ -388,16 +387,18 @@ Verb setup_sweep(CLI::App& app) {
   add_dp_sgd_flags(*cmd, f->run);
   cmd->add_option("--delta", f->deltas, "delta value(s) in (0, 1)");
   cmd->add_option("--epsilon", f->epsilons, "target epsilon(s) with --solve");
-  add_choice_option(*cmd, "--solve", f->solve, {"sigma", "steps", "sampling-rate"},
+  add_choice_option(*cmd, "--solve", f->solve, kSolveChoices,
                     "solve instead of computing epsilon: sigma|steps|sampling-rate");
   cmd->add_option("--max-epsilon", f->max_epsilon,
                   "budget gate: rows over it are named on stderr and the exit status is 1");
+  std::string keys;
+  for (const auto& p : kRunParameters) keys += std::string(p.key) + ", ";
   record_file(cmd->add_option(
       "--input", f->input,
-      "JSON Lines file of configurations ('-' for stdin), keys as the flags: "
-      "sampling_rate, noise_multiplier, steps, epochs, dataset_size, batch_size, "
-      "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
-      "spec (an event as in a --spec file) instead of the DP-SGD keys"));
+      "JSON Lines file of configurations ('-' for stdin), keys as the flags: " + keys +
+          "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
+          "spec (an event as in a --spec file) instead of the DP-SGD keys; not with the "
+          "run flags"));
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2)");
   add_accountant_flags(*cmd, f->accountant);

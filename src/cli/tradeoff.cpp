@@ -4,9 +4,9 @@
 
 #include "accounting/gdp.hpp"
 #include "cli/choices.hpp"
-#include "cli/common.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/svg_output.hpp"
 #include "cli/verbs.hpp"
 

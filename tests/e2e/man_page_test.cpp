@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "run.hpp"
 
@@ -94,6 +95,65 @@ TEST_CASE("man page: names no flag the parser does not know") {
   std::string all;
   for (const auto& [name, text] : page_sections()) all += text;
   for (const auto& f : flags_named(all)) CHECK_MESSAGE(known.count(f), "unknown flag " << f);
+}
+
+TEST_CASE("man page: RUN PARAMETERS is the run-parameter table, item by item, with its keys") {
+  // The table as the binary has it: names<TAB>key<TAB>default per parameter.
+  const auto r = run_dpbudget({"completions", "run-parameters"});
+  REQUIRE(r.status == 0);
+  struct Param {
+    std::vector<std::string> flags;
+    std::string key, default_value;
+  };
+  std::vector<Param> table;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    const auto a = line.find('\t'), b = line.find('\t', a + 1);
+    Param p{{}, line.substr(a + 1, b - a - 1), line.substr(b + 1)};
+    std::istringstream names(line.substr(0, a));
+    for (std::string n; std::getline(names, n, ',');) p.flags.push_back(n);
+    table.push_back(std::move(p));
+  }
+  REQUIRE(table.size() >= 8);
+
+  // The section's .TP items, as plain text.
+  const auto page = slurp(kPage);
+  const auto start = page.find(".SH RUN PARAMETERS\n");
+  REQUIRE(start != std::string::npos);
+  const auto end = page.find("\n.SH ", start + 1);
+  std::string section = page.substr(start, end - start);
+  section = std::regex_replace(section, std::regex(R"(\\f[BIRP])"), "");
+  section = std::regex_replace(section, std::regex(R"(\\-)"), "-");
+  std::vector<std::string> items;
+  for (auto at = section.find(".TP\n"); at != std::string::npos;) {
+    const auto next = section.find(".TP\n", at + 1);
+    std::string item =
+        section.substr(at + 4, next == std::string::npos ? std::string::npos : next - at - 4);
+    item = item.substr(0, item.find("\n.PP"));
+    items.push_back(item);
+    at = next;
+  }
+  REQUIRE(items.size() == table.size());
+  // Same order; each item's first line names its flags, its text the key and default.
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto& p = table[i];
+    const auto& item = items[i];
+    CAPTURE(p.key);
+    const auto head = item.substr(0, item.find('\n'));
+    const auto named = flags_named(head);
+    CHECK(named == std::set<std::string>(p.flags.begin(), p.flags.end()));
+    const std::regex key("(^|[^A-Za-z0-9_])" + p.key + "([^A-Za-z0-9_]|$)");
+    CHECK_MESSAGE(std::regex_search(item.substr(head.size()), key), "key " << p.key);
+    if (!p.default_value.empty()) {
+      CHECK(item.find("default") != std::string::npos);
+      CHECK(item.find(p.default_value) != std::string::npos);
+    }
+  }
+  // Every DP-SGD verb takes every run parameter.
+  const auto parser = parser_flags();
+  for (const char* verb : {"epsilon", "delta", "sigma", "steps", "sampling-rate", "sweep", "plot"})
+    for (const auto& p : table)
+      for (const auto& f : p.flags) CHECK_MESSAGE(parser.at(verb).count(f), verb << ": " << f);
 }
 
 TEST_CASE("man page: has the sections a reader looks for, and groff renders it cleanly") {

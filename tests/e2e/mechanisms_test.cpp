@@ -407,6 +407,9 @@ TEST_CASE("gdp and tradeoff: bad input") {
   check_rejected({"gdp", "--delta", "1e-5"}, "--mu");
   check_rejected({"gdp", "--mu", "1", "--delta", "1e-5", "--sampling", "without-replacement"},
                  "--sampling");
+  // Every run parameter (the table), not only the six DP-SGD flags, is refused beside --mu.
+  check_rejected({"gdp", "--mu", "1", "--delta", "1e-5", "--group-noise-multipliers", "1,2"},
+                 "--group-noise-multipliers: not with --mu");
   check_rejected({"gdp", "-q", "0.1", "--sigma", "1", "--delta", "1e-5"}, "--steps");
   check_rejected({"gdp", "-q", "2", "--sigma", "1", "--steps", "10", "--delta", "1e-5"},
                  "--sampling-rate");

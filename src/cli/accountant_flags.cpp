@@ -1,0 +1,73 @@
+#include "cli/accountant_flags.hpp"
+
+#include <algorithm>
+
+#include "cli/parse.hpp"
+
+namespace dpb::cli {
+namespace {
+
+/// The registered accountants, then "all".
+std::vector<std::string> accountant_choices() {
+  std::vector<std::string> names;
+  for (const auto& info : accountants()) names.push_back(info.name);
+  names.push_back("all");
+  return names;
+}
+
+}  // namespace
+
+void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
+  const auto choices = accountant_choices();
+  std::string names;
+  for (const auto& n : choices) names += (names.empty() ? "" : "|") + n;
+  add_choice_option(app, "--accountant", f.accountant, choices,
+                    "which accountant: " + names + " (default rdp)");
+  app.add_option("--orders", f.orders,
+                 "Renyi orders > 1: comma list and start:stop:step ranges (default: "
+                 "dp_accounting's orders plus every integer 2..64)");
+  add_choice_option(app, "--conversion", f.conversion, kConversionChoices,
+                    "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic");
+  add_choice_option(app, "--composition", f.composition, kCompositionChoices,
+                    "composition accountant's theorem: optimal (Kairouz et al., default) | "
+                    "advanced (Dwork-Rothblum-Vadhan) | basic");
+  app.add_option("--pld-interval", f.pld_interval,
+                 "PLD: first discretisation step of the loss grid, > 0 (default automatic)");
+  app.add_option("--pld-tolerance", f.pld_tolerance,
+                 "PLD: refine the grid until the epsilon interval is narrower than this, "
+                 "relative to its upper end, in (0, 1) (default 1e-3)");
+}
+
+AccountantChoice resolve(const AccountantFlags& f) {
+  AccountantChoice c;
+  auto names = accountant_choices();
+  const auto chosen = parse_choice("--accountant", f.accountant, names);
+  names.pop_back();  // "all"
+  c.names = chosen == "all" ? names : std::vector<std::string>{chosen};
+  if (!f.orders.empty()) c.options.orders = parse_list("--orders", f.orders, kOrder);
+  c.options.conversion = parse_choice("--conversion", f.conversion, kConversionChoices);
+  c.options.composition = parse_choice("--composition", f.composition, kCompositionChoices);
+  if (!f.pld_interval.empty())
+    c.options.pld_interval = parse_real("--pld-interval", f.pld_interval, kPositive);
+  if (!f.pld_tolerance.empty())
+    c.options.pld_tolerance = parse_real("--pld-tolerance", f.pld_tolerance, kOpenUnit);
+  return c;
+}
+
+void add_inputs(report::Record& in, const AccountantChoice& c) {
+  auto uses = [&c](const char* name) {
+    return std::find(c.names.begin(), c.names.end(), name) != c.names.end();
+  };
+  if (uses("rdp"))
+    in.add("conversion",
+           report::text(std::string(choice_name(kConversionChoices, c.options.conversion))));
+  if (uses("rdp") && !c.options.orders.empty()) in.add("orders", report::numbers(c.options.orders));
+  if (uses("composition"))
+    in.add("composition", report::text(std::string(to_string(c.options.composition))));
+  if (uses("pld")) {
+    in.add("pld_tolerance", report::number(c.options.pld_tolerance));
+    if (c.options.pld_interval > 0) in.add("pld_interval", report::number(c.options.pld_interval));
+  }
+}
+
+}  // namespace dpb::cli

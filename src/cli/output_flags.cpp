@@ -1,0 +1,59 @@
+#include "cli/output_flags.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "cli/errors.hpp"
+#include "cli/parse.hpp"
+
+namespace dpb::cli {
+
+void add_output_flags(CLI::App& app, OutputFlags& f, bool allow_jsonl) {
+  f.allow_jsonl = allow_jsonl;
+  if (allow_jsonl)
+    add_choice_option(app, "--format", f.format, kFormatChoices,
+                      "output: text (default) | json | jsonl | csv");
+  else
+    add_choice_option(app, "--format", f.format, kFormatChoicesNoJsonl,
+                      "output: text (default) | json | csv");
+  app.add_option("--precision", f.precision,
+                 "significant digits of numbers in text output, 1..17 (default 6); "
+                 "JSON and CSV are always exact");
+}
+
+report::TextStyle text_style(const OutputFlags& f) {
+  report::TextStyle style;
+  if (!f.precision.empty())
+    style.digits = static_cast<int>(parse_integer("--precision", f.precision, 1));
+  if (style.digits > 17) throw UsageError("--precision: must be an integer in [1, 17]");
+  return style;
+}
+
+report::Format resolve(const OutputFlags& f) {
+  return f.allow_jsonl ? parse_choice("--format", f.format, kFormatChoices)
+                       : parse_choice("--format", f.format, kFormatChoicesNoJsonl);
+}
+
+void emit(const report::Report& rep, report::Format format, std::ostream& out) {
+  emit(rep, format, out, report::TextStyle{});
+}
+
+void emit(const report::Report& rep, const OutputFlags& flags, std::ostream& out) {
+  emit(rep, resolve(flags), out, text_style(flags));
+}
+
+void emit(const report::Report& rep, report::Format format, std::ostream& out,
+          report::TextStyle style) {
+  style.colour = format == report::Format::text && &out == &std::cout &&
+                 report::colour_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"),
+                                       std::getenv("TERM"));
+  std::ostringstream buffer;
+  report::render(rep, format, buffer, style);
+  out << buffer.str();
+  out.flush();
+}
+
+}  // namespace dpb::cli

@@ -1,0 +1,385 @@
+#include "cli/run_parameters.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "accounting/gaussian_mechanism.hpp"
+#include "cli/errors.hpp"
+#include "cli/parse.hpp"
+#include "report/number_format.hpp"
+
+namespace dpb::cli {
+namespace {
+
+/// The DpSgdFlags member holding a parameter's texts (none for --sampling,
+/// a single string with a default).
+std::vector<std::string> DpSgdFlags::*list_member(RunParam p) {
+  switch (p) {
+    case RunParam::sampling_rate:
+      return &DpSgdFlags::sampling_rate;
+    case RunParam::noise_multiplier:
+      return &DpSgdFlags::noise_multiplier;
+    case RunParam::steps:
+      return &DpSgdFlags::steps;
+    case RunParam::dataset_size:
+      return &DpSgdFlags::dataset_size;
+    case RunParam::batch_size:
+      return &DpSgdFlags::batch_size;
+    case RunParam::epochs:
+      return &DpSgdFlags::epochs;
+    case RunParam::group_noise_multipliers:
+      return &DpSgdFlags::group_noise_multipliers;
+    case RunParam::sampling:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+RunParam param_of(RunField f) {
+  switch (f) {
+    case RunField::sampling_rate:
+      return RunParam::sampling_rate;
+    case RunField::noise_multiplier:
+      return RunParam::noise_multiplier;
+    case RunField::steps:
+      return RunParam::steps;
+    case RunField::dataset_size:
+      return RunParam::dataset_size;
+    case RunField::batch_size:
+      return RunParam::batch_size;
+    case RunField::epochs:
+      return RunParam::epochs;
+  }
+  return RunParam::sampling_rate;
+}
+
+std::string joined(const std::vector<std::string>& texts) {
+  std::string s;
+  for (const auto& t : texts) s += (s.empty() ? "" : ",") + t;
+  return s;
+}
+
+const Domain& domain_of(ParamKind kind) {
+  return kind == ParamKind::probability ? kProbability : kPositive;
+}
+
+/// Every value the texts of `p`'s flag give: one per list item for numbers
+/// and counts, one in all for a choice or a list parameter.
+std::vector<ParamValue> parse_texts(const RunParameter& p, const std::vector<std::string>& texts) {
+  const std::string flag(p.flag);
+  std::vector<ParamValue> out;
+  switch (p.kind) {
+    case ParamKind::probability:
+    case ParamKind::positive_real:
+      for (double x : parse_list(flag, texts, domain_of(p.kind))) out.emplace_back(x);
+      break;
+    case ParamKind::count:
+      for (std::int64_t x : parse_integer_list(flag, texts, 1)) out.emplace_back(x);
+      break;
+    case ParamKind::choice:
+      for (const auto& t : texts) out.emplace_back(parse_choice(flag, t, kSamplingChoices));
+      break;
+    case ParamKind::positive_list:
+      out.emplace_back(parse_list(flag, texts, kPositive));
+      break;
+  }
+  return out;
+}
+
+using Given = std::array<std::optional<ParamValue>, kRunParamCount>;
+
+std::size_t index_of(RunParam p) { return static_cast<std::size_t>(p); }
+
+/// Parameters that stand in for another may not be given beside it.
+void check_instead_of(const std::array<bool, kRunParamCount>& present, Naming naming) {
+  for (const auto& p : kRunParameters)
+    if (p.instead_of && present[index_of(p.id)] && present[index_of(*p.instead_of)])
+      throw UsageError(name_of(p.id, naming) + ": give either it or " +
+                       name_of(*p.instead_of, naming) + ", not both");
+}
+
+}  // namespace
+
+const RunParameter& run_parameter(RunParam p) { return kRunParameters[index_of(p)]; }
+
+std::string name_of(RunParam p, Naming naming) {
+  const auto& entry = run_parameter(p);
+  return std::string(naming == Naming::flags ? entry.flag : entry.key);
+}
+
+std::string message_of(const RunParameterError& e, Naming naming) {
+  std::string s;
+  for (const auto& part : e.parts())
+    s += std::holds_alternative<std::string>(part)
+             ? std::get<std::string>(part)
+             : name_of(param_of(std::get<RunField>(part)), naming);
+  return s;
+}
+
+void add_dp_sgd_flags(CLI::App& app, DpSgdFlags& f) {
+  for (const auto& p : kRunParameters) {
+    const std::string names(p.names), help(p.help);
+    if (auto member = list_member(p.id)) {
+      app.add_option(names, f.*member, help);
+    } else {
+      add_choice_option(app, names, f.sampling, kSamplingChoices, help)
+          ->each([&f](const std::string&) { f.sampling_given = true; });
+    }
+  }
+}
+
+std::vector<std::string> texts_of(const DpSgdFlags& f, RunParam p) {
+  if (auto member = list_member(p)) return f.*member;
+  if (f.sampling_given || f.sampling != run_parameter(p).default_value) return {f.sampling};
+  return {};
+}
+
+bool given(const DpSgdFlags& f, RunParam p) { return !texts_of(f, p).empty(); }
+
+void refuse_run_flags(const DpSgdFlags& f, const std::string& other, const std::string& why) {
+  for (const auto& p : kRunParameters)
+    if (given(f, p.id))
+      throw UsageError(std::string(p.flag) + ": not with " + other + " (" + why + ")");
+}
+
+void set_value(DpSgdValues& v, RunParam p, const ParamValue& x) {
+  switch (p) {
+    case RunParam::sampling_rate:
+      v.sampling_rate = std::get<double>(x);
+      return;
+    case RunParam::noise_multiplier:
+      v.noise_multiplier = std::get<double>(x);
+      return;
+    case RunParam::steps:
+      v.steps = std::get<std::int64_t>(x);
+      return;
+    case RunParam::dataset_size:
+      v.dataset_size = std::get<std::int64_t>(x);
+      return;
+    case RunParam::batch_size:
+      v.batch_size = std::get<std::int64_t>(x);
+      return;
+    case RunParam::epochs:
+      v.epochs = std::get<double>(x);
+      return;
+    case RunParam::sampling:
+      v.sampling = std::get<Sampling>(x);
+      return;
+    case RunParam::group_noise_multipliers:
+      v.group_noise_multipliers = std::get<std::vector<double>>(x);
+      v.noise_multiplier = grouped_noise_multiplier(v.group_noise_multipliers);
+      return;
+  }
+}
+
+ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& v) {
+  const std::string key(p.key);
+  switch (p.kind) {
+    case ParamKind::probability:
+    case ParamKind::positive_real: {
+      const Domain& d = domain_of(p.kind);
+      if (!v.is_number() || !d.contains(v.get<double>()))
+        throw UsageError(key + ": must be " + d.description);
+      return v.get<double>();
+    }
+    case ParamKind::count: {
+      const double d = v.is_number() ? v.get<double>() : 0;
+      if (!(d >= 1 && d <= kMaxSteps) || d != std::floor(d))
+        throw UsageError(key + ": must be an integer >= 1");
+      return static_cast<std::int64_t>(d);
+    }
+    case ParamKind::choice: {
+      const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+      return parse_choice(key, text, kSamplingChoices);
+    }
+    case ParamKind::positive_list: {
+      std::vector<double> out;
+      if (v.is_array())
+        for (const auto& x : v) {
+          if (!x.is_number() || !kPositive.contains(x.get<double>())) {
+            out.clear();
+            break;
+          }
+          out.push_back(x.get<double>());
+        }
+      if (out.empty() || out.size() != v.size())
+        throw UsageError(key + ": must be a non-empty array of finite numbers > 0");
+      return out;
+    }
+  }
+  throw UsageError(key + ": unknown kind");
+}
+
+DpSgdValues values_of(const Given& given_values, Naming naming) {
+  std::array<bool, kRunParamCount> present{};
+  for (std::size_t i = 0; i < kRunParamCount; ++i) present[i] = given_values[i].has_value();
+  check_instead_of(present, naming);
+  DpSgdValues v;
+  for (const auto& p : kRunParameters) {
+    const auto& x = given_values[index_of(p.id)];
+    if (x)
+      set_value(v, p.id, *x);
+    else if (!p.default_value.empty())
+      set_value(v, p.id, parse_texts(p, {std::string(p.default_value)}).front());
+  }
+  return v;
+}
+
+DpSgdValues single_values(const DpSgdFlags& f) {
+  Given values;
+  for (const auto& p : kRunParameters) {
+    const auto texts = texts_of(f, p.id);
+    if (texts.empty()) continue;
+    auto parsed = parse_texts(p, texts);
+    if (parsed.size() != 1)
+      throw UsageError(std::string(p.flag) + ": takes one value here, got '" + joined(texts) +
+                       "' (use 'dpbudget sweep' for lists)");
+    values[index_of(p.id)] = std::move(parsed.front());
+  }
+  return values_of(values, Naming::flags);
+}
+
+std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
+  Given fixed;
+  std::array<std::vector<ParamValue>, kRunParamCount> lists;
+  std::array<bool, kRunParamCount> present{};
+  double total = 1;
+  for (const auto& p : kRunParameters) {
+    const auto texts = texts_of(f, p.id);
+    if (texts.empty()) continue;
+    const std::size_t i = index_of(p.id);
+    present[i] = true;
+    auto parsed = parse_texts(p, texts);
+    if (p.sweep_rank > 0) {
+      total *= static_cast<double>(parsed.size());
+      lists[i] = std::move(parsed);
+    } else if (parsed.size() != 1) {
+      throw UsageError(std::string(p.flag) + ": takes one value here, got '" + joined(texts) +
+                       "' (use 'dpbudget sweep' for lists)");
+    } else {
+      fixed[i] = std::move(parsed.front());
+    }
+  }
+  check_instead_of(present, Naming::flags);
+  if (total > 1e7) throw UsageError("sweep: more than 10000000 combinations");
+  std::vector<DpSgdValues> out{values_of(fixed, Naming::flags)};
+  int max_rank = 0;
+  for (const auto& p : kRunParameters) max_rank = std::max(max_rank, p.sweep_rank);
+  for (int rank = 1; rank <= max_rank; ++rank)
+    for (const auto& p : kRunParameters) {
+      const auto& list = lists[index_of(p.id)];
+      if (p.sweep_rank != rank || list.empty()) continue;
+      std::vector<DpSgdValues> next;
+      next.reserve(out.size() * list.size());
+      for (const auto& v : out)
+        for (const auto& x : list) {
+          next.push_back(v);
+          set_value(next.back(), p.id, x);
+        }
+      out = std::move(next);
+    }
+  return out;
+}
+
+std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
+                                    std::optional<std::int64_t> dataset_size,
+                                    std::optional<std::int64_t> batch_size, Naming naming) {
+  try {
+    return steps_for_epochs(epochs, sampling_rate, dataset_size, batch_size);
+  } catch (const RunParameterError& e) {
+    throw UsageError(message_of(e, naming));
+  }
+}
+
+DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
+  auto n = [naming](RunParam p) { return name_of(p, naming); };
+  using P = RunParam;
+  DpSgdRun run;
+  run.dataset_size = v.dataset_size;
+  run.batch_size = v.batch_size;
+  run.epochs = v.epochs;
+  run.sampling = v.sampling;
+  run.group_noise_multipliers = v.group_noise_multipliers;
+  if (v.sampling == Sampling::without_replacement &&
+      (!v.dataset_size || (!v.batch_size && unknown != Unknown::sampling_rate)))
+    throw UsageError(n(P::sampling) + ": without-replacement needs " + n(P::dataset_size) +
+                     " and " + n(P::batch_size) + " (B of N)");
+
+  if (unknown == Unknown::noise_multiplier) {
+    if (!v.group_noise_multipliers.empty())
+      throw UsageError(n(P::group_noise_multipliers) +
+                       ": not allowed here: the noise multiplier is what is solved for");
+    if (v.noise_multiplier)
+      throw UsageError(n(P::noise_multiplier) + ": not allowed here: it is what is solved for");
+  } else {
+    if (!v.noise_multiplier) throw UsageError(n(P::noise_multiplier) + " is required");
+    run.noise_multiplier = *v.noise_multiplier;
+  }
+
+  try {
+    // Sampling: q, or B out of N.
+    if (unknown == Unknown::sampling_rate) {
+      if (v.sampling_rate || v.batch_size)
+        throw UsageError(n(v.sampling_rate ? P::sampling_rate : P::batch_size) +
+                         ": not allowed here: the sampling rate is what is solved for");
+    } else {
+      if (v.sampling_rate && v.dataset_size && !v.batch_size && !v.epochs)
+        throw UsageError(n(P::dataset_size) + ": goes with " + n(P::batch_size) + " or " +
+                         n(P::epochs));
+      run.sampling_rate = sampling_rate_of(v.sampling_rate, v.dataset_size, v.batch_size,
+                                           /*dataset_size_alone=*/true);
+    }
+
+    // Length: T, or epochs.
+    if (v.steps && v.epochs)
+      throw UsageError(n(P::epochs) + ": give either " + n(P::steps) + " or " + n(P::epochs) +
+                       ", not both");
+    if (unknown == Unknown::steps) {
+      if (v.steps || v.epochs)
+        throw UsageError(n(v.steps ? P::steps : P::epochs) +
+                         ": not allowed here: the number of steps is what is solved for");
+    } else if (v.steps) {
+      run.steps = *v.steps;
+    } else if (v.epochs) {
+      if (unknown == Unknown::sampling_rate) {
+        if (!v.dataset_size)
+          throw UsageError(n(P::epochs) + ": needs " + n(P::dataset_size) +
+                           " when the batch size is solved for");
+      } else {
+        run.steps = steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, v.batch_size);
+      }
+    } else {
+      throw UsageError(n(P::steps) + " is required (or " + n(P::epochs) + ")");
+    }
+  } catch (const RunParameterError& e) {
+    throw UsageError(message_of(e, naming));
+  }
+  return run;
+}
+
+void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
+  auto key = [](RunParam p) { return std::string(run_parameter(p).key); };
+  const bool epochs_given = run.epochs && unknown != Unknown::steps;
+  if (unknown != Unknown::sampling_rate)
+    in.add(key(RunParam::sampling_rate), report::number(run.sampling_rate));
+  if (unknown != Unknown::noise_multiplier) {
+    // z* of grouped multipliers is rounded down (smaller σ, more loss).
+    in.add(key(RunParam::noise_multiplier),
+           report::number(run.noise_multiplier, run.group_noise_multipliers.empty()
+                                                    ? report::Rounding::nearest
+                                                    : report::Rounding::down));
+    if (!run.group_noise_multipliers.empty())
+      in.add(key(RunParam::group_noise_multipliers), report::numbers(run.group_noise_multipliers));
+  }
+  if (unknown != Unknown::steps && !(unknown == Unknown::sampling_rate && epochs_given))
+    in.add(key(RunParam::steps), report::integer(run.steps));
+  if (run.dataset_size) in.add(key(RunParam::dataset_size), report::integer(*run.dataset_size));
+  if (run.batch_size && unknown != Unknown::sampling_rate)
+    in.add(key(RunParam::batch_size), report::integer(*run.batch_size));
+  if (epochs_given) in.add(key(RunParam::epochs), report::number(*run.epochs));
+  // Results name the scheme with an underscore (as the neighbouring relations).
+  in.add(key(RunParam::sampling),
+         report::text(run.sampling == Sampling::poisson ? "poisson" : "without_replacement"));
+}
+
+}  // namespace dpb::cli

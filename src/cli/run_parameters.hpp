@@ -1,0 +1,156 @@
+#pragma once
+// The DP-SGD run parameters, defined once. kRunParameters (flag names, JSON
+// Lines key, kind and range, help, default) drives everything that lists
+// them: the flags' declaration, parsing one run, sweeps and --input lines,
+// the names in messages, the refusal of run flags beside --spec or --input,
+// and the man page's RUN PARAMETERS (tested against the table). The
+// arithmetic (q = B/N, T = ⌈E·N/B⌉) is accounting/dp_sgd_run.hpp's.
+#include <CLI/CLI.hpp>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "accounting/dp_sgd_run.hpp"
+#include "cli/choices.hpp"
+#include "report/record.hpp"
+
+namespace dpb::cli {
+
+enum class RunParam {
+  sampling_rate,
+  noise_multiplier,
+  steps,
+  dataset_size,
+  batch_size,
+  epochs,
+  sampling,
+  group_noise_multipliers,
+};
+inline constexpr std::size_t kRunParamCount = 8;
+
+/// What a parameter's value is, and so how it is parsed.
+enum class ParamKind {
+  probability,    ///< a number in [0, 1]
+  positive_real,  ///< a finite number > 0
+  count,          ///< an integer in [1, 2^53]
+  choice,         ///< one of kSamplingChoices
+  positive_list,  ///< a non-empty list of finite numbers > 0 (one value)
+};
+
+inline constexpr std::array<Choice<Sampling>, 2> kSamplingChoices{{
+    {"poisson", Sampling::poisson},
+    {"without-replacement", Sampling::without_replacement},
+}};
+
+struct RunParameter {
+  RunParam id;
+  std::string_view names;  ///< CLI11 names, e.g. "-q,--sampling-rate"
+  std::string_view flag;   ///< the flag messages name, e.g. "--sampling-rate"
+  std::string_view key;    ///< the JSON Lines key (and inputs/result field)
+  ParamKind kind;
+  std::string_view help;
+  std::string_view default_value;  ///< "" when there is none
+  /// sweep: a list gives one row per value; rows nest by rank, smallest
+  /// outermost (q or batch size, then σ, then steps or epochs). 0: one value.
+  int sweep_rank;
+  /// Stands in place of another parameter (given together: refused).
+  std::optional<RunParam> instead_of;
+};
+
+inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
+    {RunParam::sampling_rate, "-q,--sampling-rate", "--sampling-rate", "sampling_rate",
+     ParamKind::probability, "Poisson sampling probability of a record per step, in [0, 1]", "", 1,
+     std::nullopt},
+    {RunParam::noise_multiplier, "--sigma,--noise-multiplier", "--noise-multiplier",
+     "noise_multiplier", ParamKind::positive_real,
+     "noise standard deviation / L2 clipping norm, > 0", "", 2, std::nullopt},
+    {RunParam::steps, "-T,--steps", "--steps", "steps", ParamKind::count,
+     "number of noisy steps, an integer >= 1", "", 3, std::nullopt},
+    {RunParam::dataset_size, "--dataset-size", "--dataset-size", "dataset_size", ParamKind::count,
+     "N: records in the dataset (q = B/N)", "", 0, std::nullopt},
+    {RunParam::batch_size, "--batch-size", "--batch-size", "batch_size", ParamKind::count,
+     "B: expected batch size (q = B/N)", "", 1, std::nullopt},
+    {RunParam::epochs, "--epochs", "--epochs", "epochs", ParamKind::positive_real,
+     "passes over the data: T = ceil(epochs * N / B)", "", 3, std::nullopt},
+    {RunParam::sampling, "--sampling", "--sampling", "sampling", ParamKind::choice,
+     "poisson (default; add/remove) | without-replacement (B of N; replace-one)", "poisson", 0,
+     std::nullopt},
+    {RunParam::group_noise_multipliers, "--group-noise-multipliers", "--group-noise-multipliers",
+     "group_noise_multipliers", ParamKind::positive_list,
+     "per-layer clipping: z1,z2,... in place of --noise-multiplier; they act as "
+     "z* = 1/sqrt(sum 1/z_m^2)",
+     "", 0, RunParam::noise_multiplier},
+}};
+
+const RunParameter& run_parameter(RunParam p);
+
+/// How messages name the parameters: flags, or JSON keys of --input lines.
+enum class Naming { flags, keys };
+std::string name_of(RunParam p, Naming naming);
+
+/// The DP-SGD flags as given. Every flag may hold a list (for sweeps);
+/// single-run verbs take one value.
+struct DpSgdFlags {
+  std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs,
+      group_noise_multipliers;
+  std::string sampling = "poisson";
+  bool sampling_given = false;  ///< --sampling was on the command line
+};
+
+/// Declares every run parameter's flag (kRunParameters, in order).
+void add_dp_sgd_flags(CLI::App& app, DpSgdFlags& flags);
+/// The texts given for `p` (none when its flag was not given).
+std::vector<std::string> texts_of(const DpSgdFlags& flags, RunParam p);
+bool given(const DpSgdFlags& flags, RunParam p);
+/// Refuses every run flag given: "<flag>: not with <other> (<why>)".
+void refuse_run_flags(const DpSgdFlags& flags, const std::string& other, const std::string& why);
+
+/// One configuration's parameters as given (any may be missing).
+struct DpSgdValues {
+  std::optional<double> sampling_rate, noise_multiplier, epochs;
+  std::optional<std::int64_t> steps, dataset_size, batch_size;
+  Sampling sampling = Sampling::poisson;
+  std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
+};
+
+/// One parsed value of a parameter.
+using ParamValue = std::variant<double, std::int64_t, Sampling, std::vector<double>>;
+/// Sets `p` (group multipliers also set σ = z*).
+void set_value(DpSgdValues& values, RunParam p, const ParamValue& value);
+/// The value of `p` under its JSON key (UsageError "key: must be ...").
+ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& value);
+/// Values given by key, checked for parameters that stand in for each other
+/// (named as `naming` says) and set in table order.
+DpSgdValues values_of(const std::array<std::optional<ParamValue>, kRunParamCount>& given,
+                      Naming naming);
+
+/// The flags of a single-run verb: at most one value each.
+DpSgdValues single_values(const DpSgdFlags& flags);
+/// Every combination of the flags' lists, q (or batch size) outermost, then
+/// σ, then steps (or epochs).
+std::vector<DpSgdValues> sweep_values(const DpSgdFlags& flags);
+
+/// The parameter a verb solves for (it must then not be given).
+enum class Unknown { none, noise_multiplier, steps, sampling_rate };
+
+/// Checks which parameters go together and derives q = B/N and
+/// T = ⌈E·N/B⌉ (SPEC §1). The unknown's fields are left unset.
+DpSgdRun derive(const DpSgdValues& values, Unknown unknown, Naming naming = Naming::flags);
+/// accounting's steps_for_epochs() with its errors naming flags.
+std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
+                                    std::optional<std::int64_t> dataset_size,
+                                    std::optional<std::int64_t> batch_size,
+                                    Naming naming = Naming::flags);
+/// A RunParameterError's message with its parameters named as `naming` says.
+std::string message_of(const RunParameterError& e, Naming naming);
+
+/// The parameters of a run, in report order (q, σ and T unless unknown).
+void add_inputs(report::Record& inputs, const DpSgdRun& run, Unknown unknown = Unknown::none);
+
+}  // namespace dpb::cli
