@@ -1,8 +1,10 @@
 // dpbudget compose: k-fold composition of one (ε, δ)-DP mechanism (SPEC §4),
 // ε at each --target-delta or δ at each --target-epsilon, one row per method.
+#include <array>
 #include <memory>
 #include <optional>
 
+#include "accounting/accountant.hpp"
 #include "accounting/composition.hpp"
 #include "accounting/errors.hpp"
 #include "cli/choices.hpp"
@@ -20,34 +22,46 @@ struct ComposeFlags {
   OutputFlags output;
 };
 
+/// --method: one theorem, or all three side by side (nullopt).
+constexpr std::array<Choice<std::optional<CompositionMethod>>, 4> kComposeMethods{{
+    {"basic", CompositionMethod::basic},
+    {"advanced", CompositionMethod::advanced},
+    {"optimal", CompositionMethod::optimal},
+    {"all", std::nullopt},
+}};
+
 struct Mechanism {
   double epsilon, delta;
   std::int64_t k;
 };
 
-report::Record row(const char* method) {
+report::Record row(CompositionMethod method) {
   report::Record r;
-  r.add("method", report::text(method));
+  r.add("method", report::text(std::string(to_string(method))));
   r.add("bound", report::text("upper"));
   return r;
 }
 
 /// ε at a total δ (solve_delta false) or δ at a total ε, for one method: the
 /// theorems of accounting/composition.hpp (NoSolution when the target is out of reach).
-report::Record compose_row(const std::string& method, const Mechanism& m, double target,
+report::Record compose_row(CompositionMethod method, const Mechanism& m, double target,
                            bool solve_delta) {
   using report::Rounding;
-  report::Record r = row(method.c_str());
+  report::Record r = row(method);
   if (!solve_delta) {
     double eps = 0;
     std::optional<double> delta_prime;
-    if (method == "basic") {
-      eps = basic_epsilon(m.epsilon, m.delta, m.k, target);
-    } else if (method == "advanced") {
-      delta_prime = advanced_slack(m.delta, m.k, target);
-      eps = advanced_epsilon(m.epsilon, m.delta, m.k, target);
-    } else {
-      eps = optimal_epsilon(m.epsilon, m.delta, m.k, target);
+    switch (method) {
+      case CompositionMethod::basic:
+        eps = basic_epsilon(m.epsilon, m.delta, m.k, target);
+        break;
+      case CompositionMethod::advanced:
+        delta_prime = advanced_slack(m.delta, m.k, target);
+        eps = advanced_epsilon(m.epsilon, m.delta, m.k, target);
+        break;
+      case CompositionMethod::optimal:
+        eps = optimal_epsilon(m.epsilon, m.delta, m.k, target);
+        break;
     }
     r.add("epsilon", report::number(eps, Rounding::up));
     r.add("delta", report::number(target));
@@ -56,13 +70,17 @@ report::Record compose_row(const std::string& method, const Mechanism& m, double
   }
   double delta = 0;
   std::optional<double> delta_prime;
-  if (method == "basic") {
-    delta = basic_delta(m.epsilon, m.delta, m.k, target);
-  } else if (method == "advanced") {
-    delta_prime = advanced_delta_prime(m.epsilon, m.k, target);
-    delta = advanced_delta(m.epsilon, m.delta, m.k, target);
-  } else {
-    delta = optimal_delta(m.epsilon, m.delta, m.k, target);
+  switch (method) {
+    case CompositionMethod::basic:
+      delta = basic_delta(m.epsilon, m.delta, m.k, target);
+      break;
+    case CompositionMethod::advanced:
+      delta_prime = advanced_delta_prime(m.epsilon, m.k, target);
+      delta = advanced_delta(m.epsilon, m.delta, m.k, target);
+      break;
+    case CompositionMethod::optimal:
+      delta = optimal_delta(m.epsilon, m.delta, m.k, target);
+      break;
   }
   r.add("epsilon", report::number(target));
   r.add("delta", report::number(delta, Rounding::up));
@@ -71,7 +89,7 @@ report::Record compose_row(const std::string& method, const Mechanism& m, double
 }
 
 /// compose_row() with the target's flag named in a NoSolution message.
-report::Record compose_row_at(const std::string& method, const Mechanism& m, double target,
+report::Record compose_row_at(CompositionMethod method, const Mechanism& m, double target,
                               bool solve_delta) {
   try {
     return compose_row(method, m, target, solve_delta);
@@ -93,7 +111,7 @@ int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
                                    !f.target_epsilon.empty());
   const auto targets = solve_delta ? parse_list("--target-epsilon", f.target_epsilon, kNonNegative)
                                    : parse_list("--target-delta", f.target_delta, kDelta);
-  const auto method = parse_choice("--method", f.method, {"basic", "advanced", "optimal", "all"});
+  const auto method = parse_choice("--method", f.method, kComposeMethods);
   resolve(f.output);  // checks --format before any work
 
   report::Report rep;
@@ -101,11 +119,11 @@ int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
   rep.inputs.add("epsilon", report::number(m.epsilon));
   rep.inputs.add("delta", report::number(m.delta));
   rep.inputs.add("count", report::integer(m.k));
-  rep.inputs.add("method", report::text(method));
+  rep.inputs.add("method", report::text(std::string(choice_name(kComposeMethods, method))));
 
-  const std::vector<std::string> methods =
-      method == "all" ? std::vector<std::string>{"basic", "advanced", "optimal"}
-                      : std::vector<std::string>{method};
+  std::vector<CompositionMethod> methods;
+  for (const auto& c : kComposeMethods)
+    if (c.value && (!method || c.value == method)) methods.push_back(*c.value);
   std::optional<NoSolution> last_failure;
   for (const auto& name : methods)
     for (double target : targets) {
@@ -115,7 +133,7 @@ int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
         // One method alone: no answer (exit 3). Side by side: skip its row.
         if (methods.size() == 1) throw;
         last_failure = e;
-        warn(rep, name + " row skipped: " + e.what());
+        warn(rep, std::string(to_string(name)) + " row skipped: " + e.what());
       }
     }
   if (rep.results.empty())
@@ -144,7 +162,7 @@ Verb setup_compose(CLI::App& app) {
                   "total delta(s) in [0, 1): report the composed epsilon at each");
   cmd->add_option("--target-epsilon", f->target_epsilon,
                   "total epsilon(s) >= 0: report the composed delta at each");
-  add_choice_option(*cmd, "--method", f->method, {"basic", "advanced", "optimal", "all"},
+  add_choice_option(*cmd, "--method", f->method, kComposeMethods,
                     "basic | advanced (Dwork-Rothblum-Vadhan) | optimal (Kairouz-Oh-Viswanath) | "
                     "all (default)");
   add_output_flags(*cmd, f->output);
