@@ -62,7 +62,10 @@ struct Job {
 
 struct Row {
   report::Record record;
-  std::vector<std::string> notes;   ///< footnotes (text output)
+  std::vector<std::string> notes;  ///< footnotes (text output)
+  /// Accountants of `--accountant all` that could not handle this row's run
+  /// (their reasons): a footnote and one stderr warning each, never silent.
+  std::vector<std::string> skipped;
   std::optional<std::string> over;  ///< budget exceeded: the stderr message
   bool no_solution = false;
 };
@@ -97,14 +100,23 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
     const EventPtr event = job.spec ? job.spec : dp_sgd_event(job.run);
     std::optional<double> budget = s.max_epsilon;
     for (double b : job.epsilons) budget = budget ? std::min(*budget, b) : b;
-    // With --accountant all, an accountant that cannot handle the run gives no row.
-    for (const auto& a :
-         account(*event, s.choice, job.deltas, /*solve_delta=*/false, describe(job)))
+    // With --accountant all, an accountant that cannot handle the run gives no
+    // row; the first row of the job carries its reason (a warning), and a run
+    // no accountant handles is an error.
+    std::vector<std::string> skipped;
+    const auto accounted =
+        account(*event, s.choice, job.deltas, /*solve_delta=*/false, describe(job));
+    for (const auto& a : accounted)
+      if (a.unsupported) skipped.push_back(*a.unsupported);
+    if (skipped.size() == accounted.size())
+      throw UnsupportedEvent(describe(job) + ": no accountant supports this run");
+    for (const auto& a : accounted)
       for (const auto& g : a.guarantees) {
         Row row;
         add_run_columns(row.record, job);
         for (auto& cell : guarantee_record(g, false).cells) row.record.cells.push_back(cell);
         row.notes = g.notes;
+        if (rows.empty()) row.skipped = skipped;
         if (budget)
           if (auto why = over_budget(row.record, *budget, "budget"))
             row.over = describe(job) + " " + *why;
@@ -361,6 +373,12 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
         if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "note: " + note) ==
             rep.footnotes.end())
           rep.footnotes.push_back("note: " + note);
+      for (const auto& why : row.skipped)
+        if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "warning: skipped " + why) ==
+            rep.footnotes.end()) {
+          rep.footnotes.push_back("warning: skipped " + why);
+          err << "dpbudget: warning: skipped " << why << '\n';
+        }
       if (streaming) {
         report::render_json_line(row.record, out);
       } else {
