@@ -92,10 +92,10 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
 
 enum class LineRead { line, end, too_long };
 
-/// One line (without its '\n') of at most kMaxLineBytes; unlike std::getline
-/// it never holds more than that in memory, however long the line (stdin may
-/// be endless).
-LineRead read_line(std::istream& in, std::string& text) {
+/// One line (without its '\n') of at most max_bytes; unlike std::getline it
+/// never holds more than that in memory, however long the line (stdin may be
+/// endless).
+LineRead read_line(std::istream& in, std::string& text, std::size_t max_bytes) {
   text.clear();
   std::streambuf* buf = in.rdbuf();
   if (buf == nullptr) return LineRead::end;
@@ -107,28 +107,38 @@ LineRead read_line(std::istream& in, std::string& text) {
       return any ? LineRead::line : LineRead::end;
     }
     if (c == '\n') return LineRead::line;
-    if (text.size() == kMaxLineBytes) return LineRead::too_long;
+    if (text.size() == max_bytes) return LineRead::too_long;
     text.push_back(traits::to_char_type(c));
   }
 }
 
+/// "64 MiB", "1 KiB", "100 bytes": a limit as the README states it.
+std::string size_text(std::size_t bytes) {
+  if (bytes != 0 && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes != 0 && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 }  // namespace
 
-ConfigInput read_configs(std::istream& in, const std::string& source_name) {
+ConfigInput read_configs(std::istream& in, const std::string& source_name,
+                         const InputLimits& limits) {
   ConfigInput out;
   std::size_t bytes = 0, number = 0;
   std::string text;
-  for (LineRead r; (r = read_line(in, text)) != LineRead::end;) {
+  for (LineRead r; (r = read_line(in, text, limits.max_line_bytes)) != LineRead::end;) {
     ++number;
     bytes += text.size() + 1;
-    if (bytes > kMaxInputBytes)
-      throw UsageError("--input: " + source_name + " is larger than 64 MiB");
+    if (bytes > limits.max_bytes)
+      throw UsageError("--input: " + source_name + " is larger than " +
+                       size_text(limits.max_bytes));
     if (r == LineRead::too_long)
       throw UsageError("--input: " + source_name + ":" + std::to_string(number) +
-                       ": line longer than 1 MiB");
+                       ": line longer than " + size_text(limits.max_line_bytes));
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (out.configs.size() + out.errors.size() >= kMaxInputRows)
-      throw UsageError("--input: " + source_name + " has more than 1000000 configurations");
+    if (out.configs.size() + out.errors.size() >= limits.max_rows)
+      throw UsageError("--input: " + source_name + " has more than " +
+                       std::to_string(limits.max_rows) + " configurations");
     try {
       out.configs.push_back(parse_line(text, number));
     } catch (const LineError& e) {

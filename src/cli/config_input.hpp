@@ -18,6 +18,14 @@ namespace dpb::cli {
 inline constexpr std::size_t kMaxInputBytes = 64u << 20;  // 64 MiB
 inline constexpr std::size_t kMaxLineBytes = 1u << 20;    // 1 MiB
 inline constexpr std::size_t kMaxInputRows = 1'000'000;
+
+/// The limits read_configs enforces: the documented ones unless a test asks for
+/// smaller ones (so it can cross them cheaply).
+struct InputLimits {
+  std::size_t max_bytes = kMaxInputBytes;      ///< whole input, newlines included
+  std::size_t max_line_bytes = kMaxLineBytes;  ///< one line, without its newline
+  std::size_t max_rows = kMaxInputRows;        ///< non-blank lines, good or bad
+};
 /// JSON nesting of one line: room for a spec at its event depth limit.
 inline constexpr int kMaxLineDepth = 256;
 
@@ -44,7 +52,9 @@ struct ConfigInput {
 };
 
 /// Parses every non-blank line; a malformed line becomes an InputError naming
-/// the key at fault. Throws UsageError when a limit is exceeded.
-ConfigInput read_configs(std::istream& in, const std::string& source_name);
+/// the key at fault. Throws UsageError when a limit is exceeded (reading no
+/// further than the limit).
+ConfigInput read_configs(std::istream& in, const std::string& source_name,
+                         const InputLimits& limits = {});
 
 }  // namespace dpb::cli

@@ -1,7 +1,10 @@
 // JSON Lines input (sweep --input): the documented limits (README, "Sweeps
 // and the budget gate": 64 MiB per file, 1 MiB per line, 1,000,000
 // configurations) end the read with a clean UsageError, and a line is never
-// held in memory beyond its limit.
+// held in memory beyond its limit. The file and row limits are crossed with
+// smaller InputLimits (the same code, a thousandth of the input); the line
+// limit, cheap to cross, also at its documented size, here and through the
+// binary (tests/e2e/input_limits_test.cpp).
 #include "cli/config_input.hpp"
 
 #include <doctest/doctest.h>
@@ -16,18 +19,18 @@ using namespace dpb::cli;
 
 namespace {
 
-std::string error_of(std::istream& in) {
+std::string error_of(std::istream& in, const InputLimits& limits = {}) {
   try {
-    read_configs(in, "in.jsonl");
+    read_configs(in, "in.jsonl", limits);
   } catch (const UsageError& e) {
     return e.what();
   }
   return "";
 }
 
-std::string error_of(const std::string& text) {
+std::string error_of(const std::string& text, const InputLimits& limits = {}) {
   std::istringstream in(text);
-  return error_of(in);
+  return error_of(in, limits);
 }
 
 /// An endless stream of `c` (an unterminated line on stdin).
@@ -77,26 +80,62 @@ TEST_CASE("read_configs: an endless line stops at the limit, not at the end of m
   CHECK(buf.served <= kMaxLineBytes + 8192);
 }
 
-TEST_CASE("read_configs: more than 64 MiB is refused") {
-  // 65 lines of just under 1 MiB (blank lines of spaces count as bytes too).
-  std::string blank(kMaxLineBytes - 1, ' ');
-  std::string text;
-  for (int i = 0; i < 65; ++i) text += blank + "\n";
-  CHECK(text.size() > kMaxInputBytes);
-  CHECK(error_of(text) == "--input: in.jsonl is larger than 64 MiB");
+TEST_CASE("read_configs: the documented limits are the defaults") {
+  const InputLimits limits;
+  CHECK(limits.max_bytes == 64u * 1024 * 1024);
+  CHECK(limits.max_line_bytes == 1024u * 1024);
+  CHECK(limits.max_rows == 1'000'000);
 }
 
-TEST_CASE("read_configs: at most 1,000,000 configurations") {
+TEST_CASE("read_configs: a line of exactly the line limit is read, one byte more is refused") {
+  InputLimits limits;
+  limits.max_line_bytes = 1024;
+  std::string line = kLine;
+  line.insert(1, std::string(limits.max_line_bytes - line.size(), ' '));
+  REQUIRE(line.size() == limits.max_line_bytes);
+  CHECK(error_of(line + "\n" + kLine + "\n", limits).empty());
+  CHECK(error_of(kLine + "\n " + line + "\n", limits) ==
+        "--input: in.jsonl:2: line longer than 1 KiB");
+  Endless buf('x');
+  std::istream in(&buf);
+  CHECK(error_of(in, limits) == "--input: in.jsonl:1: line longer than 1 KiB");
+  CHECK(buf.served <= limits.max_line_bytes + 4096);
+}
+
+TEST_CASE("read_configs: more than the file limit is refused") {
+  // 65 lines of just under the line limit (blank lines of spaces count as bytes too).
+  InputLimits limits;
+  limits.max_bytes = 64u << 10;
+  limits.max_line_bytes = 1u << 10;
+  const std::string blank(limits.max_line_bytes - 1, ' ');
   std::string text;
-  text.reserve(3 * (kMaxInputRows + 1));
-  for (std::size_t i = 0; i < kMaxInputRows; ++i) text += "1\n";  // bad lines count too
+  for (int i = 0; i < 64; ++i) text += blank + "\n";
+  CHECK(text.size() == limits.max_bytes);
+  CHECK(error_of(text, limits).empty());
+  text += blank + "\n";
+  CHECK(error_of(text, limits) == "--input: in.jsonl is larger than 64 KiB");
+  // Stated in MiB when it is a whole number of them, as the documented 64 MiB.
+  limits.max_bytes = 2u << 20;
+  limits.max_line_bytes = 1u << 20;
+  CHECK(error_of(std::string(3 * (1u << 20), '\n'), limits) ==
+        "--input: in.jsonl is larger than 2 MiB");
+}
+
+TEST_CASE("read_configs: at most the row limit of configurations") {
+  InputLimits limits;
+  limits.max_rows = 1000;
+  std::string text;
+  for (std::size_t i = 0; i < limits.max_rows; ++i) text += "1\n";  // bad lines count too
   {
     std::istringstream in(text);
-    const auto r = read_configs(in, "in.jsonl");
-    CHECK(r.errors.size() == kMaxInputRows);
-    CHECK(r.errors.back().line == kMaxInputRows);
+    const auto r = read_configs(in, "in.jsonl", limits);
+    CHECK(r.errors.size() == limits.max_rows);
+    CHECK(r.errors.back().line == limits.max_rows);
   }
-  CHECK(error_of(text + "1\n") == "--input: in.jsonl has more than 1000000 configurations");
+  CHECK(error_of(text + "\n  \n", limits).empty());  // blank lines are not configurations
+  CHECK(error_of(text + kLine + "\n", limits) ==
+        "--input: in.jsonl has more than 1000 configurations");
+  CHECK(error_of(text + "1\n", limits) == "--input: in.jsonl has more than 1000 configurations");
 }
 
 TEST_CASE("read_configs: a line nested too deeply is a line error, not a crash") {
