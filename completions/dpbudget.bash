@@ -200,21 +200,25 @@ _dpbudget() {
       case $prev in
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        --noise-sd) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --method) COMPREPLY=($(compgen -W 'analytic classic all' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --epsilon --delta --sensitivity --method --format --precision'
+      flags='-h --help --epsilon --delta --sigma --noise-multiplier --noise-sd --sensitivity --method --format --precision'
       ;;
     laplace)
       case $prev in
         --epsilon) COMPREPLY=(); return ;;
+        --scale) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --epsilon --sensitivity --format --precision'
+      flags='-h --help --epsilon --scale --delta --sensitivity --format --precision'
       ;;
     gdp)
       case $prev in
