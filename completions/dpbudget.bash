@@ -271,7 +271,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     *) return ;;
   esac

@@ -219,5 +219,6 @@ complete -c dpbudget -n '__fish_seen_subcommand_from plot' -l pld-interval -x -d
 complete -c dpbudget -n '__fish_seen_subcommand_from plot' -l pld-tolerance -x -d 'PLD: refine the grid until the epsilon interval is narrower than this, relative to its upper end, in (0, 1) (default 1e-3)'
 complete -c dpbudget -n '__fish_seen_subcommand_from plot' -l points -x -d 'places along the x axis where the curve is evaluated (default 200)'
 complete -c dpbudget -n '__fish_seen_subcommand_from plot' -l log-x -d 'logarithmic x axis, points spaced evenly on it'
-complete -c dpbudget -n '__fish_seen_subcommand_from plot' -l log-y -d 'logarithmic epsilon axis (when accountants differ a lot)'
+complete -c dpbudget -n '__fish_seen_subcommand_from plot' -l log-y -d 'logarithmic epsilon axis (the default when the curves span more than 30x)'
+complete -c dpbudget -n '__fish_seen_subcommand_from plot' -l linear-y -d 'linear epsilon axis, however far the curves span'
 complete -c dpbudget -n '__fish_seen_subcommand_from plot' -s o -l output -r -F -d 'SVG file to write; - for stdout'
