@@ -1,9 +1,42 @@
-# shellcheck shell=bash
-# The completion cases every shell must pass (sourced by the zsh and fish
-# tests; the bash test drives its own function). The caller defines
-#   offered 'typed text'   -> the completions offered, one per line,
-# run in a directory holding curve.svg (for file-name completion).
-# `run_cases DPBUDGET` checks them all and sets $fail to the failures.
+#!/usr/bin/env bash
+# zsh and fish complete dpbudget's verbs, flags and enumerated values with the
+# committed completion files, as each shell does for a user:
+#   zsh:  zsh_complete.zsh types each case into an interactive zsh's line
+#         editor under a pseudo-terminal (zsh/zpty) and presses TAB;
+#   fish: fish's own completion entry point, `complete -C 'typed text'`, with
+#         completions/dpbudget.fish sourced.
+# (The bash file is driven by completions_test.sh.)
+# usage: completions_shell_test.sh zsh|fish DPBUDGET SOURCE_DIR
+# Exit 77 (CTest: skipped) when the shell is not installed; CI installs both.
+set -euo pipefail
+if [[ $# -ne 3 || ! $1 =~ ^(zsh|fish)$ ]]; then
+  echo "usage: completions_shell_test.sh zsh|fish DPBUDGET SOURCE_DIR" >&2
+  exit 2
+fi
+shell=$1
+bin=$2
+src=$3
+if ! command -v "$shell" >/dev/null; then
+  echo "SKIP: $shell is not installed (apt-get install -y $shell; .ci/run installs it)" >&2
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+files=$work/files  # the working directory: file-name completion finds curve.svg
+mkdir -p "$files"
+: >"$files/curve.svg"
+
+offered() {  # the shell's completions for the typed text, one per line
+  case $shell in
+    zsh)
+      (cd "$files" && zsh -f "$src/tests/shell/zsh_complete.zsh" "$src/completions" \
+        "$work/zcompdump" "$1" </dev/null) ;;
+    fish)
+      # shellcheck disable=SC2016  # $argv is fish's, expanded by fish
+      (cd "$files" && fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
+        "$src/completions/dpbudget.fish" "$1" </dev/null | cut -f1) ;;
+  esac
+}
 
 fail=0
 
@@ -19,7 +52,7 @@ expect() {  # expect 'typed' 'wanted completions, space separated, any order'
   fi
 }
 
-run_cases() {
+run_cases() {  # run_cases DPBUDGET: every case; $fail counts the failures
   local list verb flag values
   list=$("$1" completions list)
   # Verbs.
@@ -48,3 +81,9 @@ run_cases() {
   expect 'dpbudget epsilon --delta ' ''
   expect 'dpbudget plot -o cur' 'curve.svg'
 }
+
+run_cases "$bin"
+if ((fail)); then
+  echo "FAIL: $fail $shell completion case(s)" >&2
+  exit 1
+fi
