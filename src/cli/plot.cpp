@@ -223,7 +223,8 @@ Verb setup_plot(CLI::App& app) {
                   "places along the x axis where the curve is evaluated (default 200)");
   cmd->add_flag("--log-x", f->log_x, "logarithmic x axis, points spaced evenly on it");
   cmd->add_flag("--log-y", f->log_y,
-                "logarithmic epsilon axis (the default when the curves span more than 30x)");
+                "logarithmic epsilon axis (the default when the curves span more than " +
+                    shown(kAutoLogSpan) + "x)");
   cmd->add_flag("--linear-y", f->linear_y, "linear epsilon axis, however far the curves span");
   record_file(cmd->add_option("-o,--output", f->output, "SVG file to write; - for stdout"));
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_plot(*f, out, err); }};
