@@ -43,6 +43,14 @@ double gaussian_epsilon(double sigma, double delta, double sensitivity) {
 }
 
 double gaussian_epsilon_checked(double sigma, double delta, double sensitivity) {
+  check_sigma(sigma);
+  check_open_delta(delta);
+  check_sensitivity(sensitivity);
+  // ε ≥ μ²/2 − μ·Φ⁻¹(1 − δ) with μ = Δ/σ (the profile's Φ(−ε/μ + μ/2) term): once
+  // μ² overflows, so does ε (|Φ⁻¹| < 40 for any double δ). gdp_epsilon's
+  // bracket overflows there too, so answer first.
+  const double mu = sensitivity / sigma;
+  if (!std::isfinite(mu * mu)) return std::numeric_limits<double>::infinity();
   double eps = gaussian_epsilon(sigma, delta, sensitivity);
   for (int i = 0; i < kMaxNudges && std::isfinite(eps) && eps > 0 &&
                   gaussian_delta(sigma, eps, sensitivity) > delta;

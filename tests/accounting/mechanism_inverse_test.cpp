@@ -65,6 +65,10 @@ TEST_CASE("gaussian, noise given: epsilon at delta is the profile's root, rounde
       CHECK(back <= sigma * (1 + kCalibrationSlack));
       CHECK(back >= sigma * (1 - 1e-8));
     }
+  // So little noise that ε = μ²/2 − ... overflows: inf, never an error or NaN.
+  CHECK(gaussian_epsilon_checked(1e-300, 1e-5) == std::numeric_limits<double>::infinity());
+  CHECK(gaussian_epsilon_checked(1e-160, 0.5) == std::numeric_limits<double>::infinity());
+  CHECK(std::isfinite(gaussian_epsilon_checked(1e-150, 1e-5)));
   // The other direction composes: δ at the ε found is back at δ.
   const double e = gaussian_epsilon_checked(2, 1e-5);
   CHECK(close_rel(gaussian_delta(2, e), 1e-5, 1e-8));
