@@ -200,21 +200,25 @@ _dpbudget() {
       case $prev in
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        --noise-sd) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --method) COMPREPLY=($(compgen -W 'analytic classic all' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --epsilon --delta --sensitivity --method --format --precision'
+      flags='-h --help --epsilon --delta --sigma --noise-multiplier --noise-sd --sensitivity --method --format --precision'
       ;;
     laplace)
       case $prev in
         --epsilon) COMPREPLY=(); return ;;
+        --scale) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --epsilon --sensitivity --format --precision'
+      flags='-h --help --epsilon --scale --delta --sensitivity --format --precision'
       ;;
     gdp)
       case $prev in
@@ -267,7 +271,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     *) return ;;
   esac

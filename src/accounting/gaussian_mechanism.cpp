@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 #include "accounting/errors.hpp"
 #include "accounting/gdp.hpp"
@@ -22,6 +24,10 @@ void check_open_delta(double delta) {
   if (!(delta > 0 && delta < 1)) throw InvalidParameter("delta", "must be in (0, 1)");
 }
 
+/// Nudges of a root toward the safe side, in steps growing ×√2 from one ulp:
+/// 200 reach a factor far beyond any rounding error of the profile.
+constexpr int kMaxNudges = 200;
+
 }  // namespace
 
 double gaussian_delta(double sigma, double epsilon, double sensitivity) {
@@ -34,6 +40,23 @@ double gaussian_epsilon(double sigma, double delta, double sensitivity) {
   check_sigma(sigma);
   check_sensitivity(sensitivity);
   return gdp_epsilon(sensitivity / sigma, delta);
+}
+
+double gaussian_epsilon_checked(double sigma, double delta, double sensitivity) {
+  check_sigma(sigma);
+  check_open_delta(delta);
+  check_sensitivity(sensitivity);
+  // ε ≥ μ²/2 − μ·Φ⁻¹(1 − δ) with μ = Δ/σ (the profile's Φ(−ε/μ + μ/2) term): once
+  // μ² overflows, so does ε (|Φ⁻¹| < 40 for any double δ). gdp_epsilon's
+  // bracket overflows there too, so answer first.
+  const double mu = sensitivity / sigma;
+  if (!std::isfinite(mu * mu)) return std::numeric_limits<double>::infinity();
+  double eps = gaussian_epsilon(sigma, delta, sensitivity);
+  for (int i = 0; i < kMaxNudges && std::isfinite(eps) && eps > 0 &&
+                  gaussian_delta(sigma, eps, sensitivity) > delta;
+       ++i)
+    eps *= 1 + 0x1p-52 * std::ldexp(1.0, i / 2);  // growing steps of a few ulps
+  return eps;
 }
 
 double gaussian_sigma_analytic(double epsilon, double delta, double sensitivity) {
@@ -56,7 +79,7 @@ double gaussian_sigma_analytic(double epsilon, double delta, double sensitivity)
       f, lo, hi, boost::math::tools::eps_tolerance<double>(52), iters);
   (void)mu_hi;
   double sigma = sensitivity / mu_lo;
-  for (int i = 0; i < 200 && gaussian_delta(sigma, epsilon, sensitivity) > delta; ++i)
+  for (int i = 0; i < kMaxNudges && gaussian_delta(sigma, epsilon, sensitivity) > delta; ++i)
     sigma *= 1 + 0x1p-52 * std::ldexp(1.0, i / 2);  // growing steps of a few ulps
   return sigma;
 }
@@ -71,6 +94,50 @@ double gaussian_sigma_classic(double epsilon, double delta, double sensitivity) 
   check_open_delta(delta);
   check_sensitivity(sensitivity);
   return sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+}
+
+namespace {
+
+/// Ulps by which the classic closed forms are pushed toward more privacy loss:
+/// a few correctly rounded operations (each ≤ ½ ulp) plus log and exp, whose
+/// relative error grows by up to |1/ln(1.25/δ)| ≤ 4.5 for δ < 1 (ln 1.25 ≈ 0.22).
+constexpr int kClassicUlps = 16;
+
+double ulps_up(double x, int n) {
+  for (int i = 0; i < n; ++i) x = std::nextafter(x, std::numeric_limits<double>::infinity());
+  return x;
+}
+
+}  // namespace
+
+double gaussian_epsilon_classic(double sigma, double delta, double sensitivity) {
+  check_sigma(sigma);
+  check_open_delta(delta);
+  check_sensitivity(sensitivity);
+  const double eps =
+      ulps_up(sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / sigma, kClassicUlps);
+  if (!gaussian_classic_applies(eps)) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.6g", eps);
+    throw InvalidParameter("noise_multiplier",
+                           std::string("the classic bound covers only epsilon < 1; this noise "
+                                       "would give epsilon = ") +
+                               shown + " (use the analytic method)");
+  }
+  return eps;
+}
+
+double gaussian_delta_classic(double sigma, double epsilon, double sensitivity) {
+  check_sigma(sigma);
+  check_sensitivity(sensitivity);
+  if (!gaussian_classic_applies(epsilon))
+    throw InvalidParameter("epsilon",
+                           "classic Gaussian bound is valid only for 0 < epsilon < 1 "
+                           "(use the analytic method)");
+  const double c = epsilon * sigma / sensitivity;
+  // A smaller exponent is a larger δ: shrink c²/2 past its rounding error.
+  const double exponent = c * c / 2 * (1 - kClassicUlps * std::numeric_limits<double>::epsilon());
+  return std::min(1.0, ulps_up(1.25 * std::exp(-exponent), kClassicUlps));
 }
 
 double grouped_noise_multiplier(const std::vector<double>& z) {

@@ -15,6 +15,11 @@ double gaussian_delta(double sigma, double epsilon, double sensitivity = 1);
 /// Smallest ε with gaussian_delta(σ, ε) ≤ δ (root of the profile, rounded up).
 double gaussian_epsilon(double sigma, double delta, double sensitivity = 1);
 
+/// gaussian_epsilon nudged up until the profile, evaluated at the returned ε
+/// itself, is ≤ δ: the root is solved in log δ, where exp∘log may put the
+/// computed δ(ε) an ulp or two above δ. For reporting ε of a given noise.
+double gaussian_epsilon_checked(double sigma, double delta, double sensitivity = 1);
+
 /// Analytic calibration (Balle & Wang 2018, Algorithm 1, solved here by a safe
 /// root finder on μ = Δ/σ instead of their series): the smallest σ with
 /// gaussian_delta(σ, ε, Δ) ≤ δ, rounded up. Any ε ≥ 0, δ ∈ (0, 1).
@@ -26,6 +31,22 @@ double gaussian_sigma_classic(double epsilon, double delta, double sensitivity =
 
 /// Whether the classic calibration's theorem covers ε: 0 < ε < 1 (Dwork & Roth 2014, Theorem A.1).
 bool gaussian_classic_applies(double epsilon);
+
+/// The classic calibration read the other way: Theorem A.1 (Dwork & Roth
+/// 2014) with σ = Δ·√(2 ln(1.25/δ))/ε solved for ε,
+///   ε = Δ·√(2 ln(1.25/δ))/σ,
+/// rounded up. The theorem covers only ε < 1: a noise too small for that
+/// (σ ≤ Δ·√(2 ln(1.25/δ))) throws InvalidParameter("noise_multiplier")
+/// naming the ε it would give. δ ∈ (0, 1).
+double gaussian_epsilon_classic(double sigma, double delta, double sensitivity = 1);
+
+/// The classic bound's δ at ε ∈ (0, 1) (Dwork & Roth 2014, Theorem A.1:
+/// c² > 2 ln(1.25/δ) with c = εσ/Δ, met by every δ above 1.25·e^{−c²/2};
+/// (ε, δ)-DP for all larger δ implies it at the infimum):
+///   δ = min(1, 1.25·exp(−(εσ/Δ)²/2)),
+/// rounded up; 1 (no guarantee) when the theorem gives nothing below it.
+/// ε outside (0, 1) throws InvalidParameter("epsilon").
+double gaussian_delta_classic(double sigma, double epsilon, double sensitivity = 1);
 
 /// Per-layer (grouped) clipping: noise multipliers z_1..z_M on M parameter
 /// groups whose clipping norms split C² = Σ C_m² act as one Gaussian

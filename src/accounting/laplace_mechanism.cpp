@@ -26,6 +26,14 @@ double laplace_scale(double epsilon, double sensitivity) {
   return b;
 }
 
+double laplace_pure_epsilon(double scale, double sensitivity) {
+  check_scale(scale);
+  check_sensitivity(sensitivity);
+  double eps = sensitivity / scale;  // within half an ulp of the quotient
+  if (std::fma(eps, scale, -sensitivity) < 0) eps = std::nextafter(eps, INFINITY);
+  return eps;
+}
+
 double laplace_delta(double scale, double epsilon, double sensitivity) {
   check_scale(scale);
   check_sensitivity(sensitivity);

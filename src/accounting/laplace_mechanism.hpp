@@ -8,6 +8,11 @@ namespace dpb {
 /// more noise is the safe side, so b·ε ≥ Δ exactly (checked by an fma residual).
 double laplace_scale(double epsilon, double sensitivity = 1);
 
+/// Pure ε of Laplace noise of scale b for L1 sensitivity Δ (the calibration
+/// read the other way; Dwork & Roth 2014, Theorem 3.6): ε = Δ/b, rounded up
+/// (b·ε ≥ Δ exactly, checked by an fma residual).
+double laplace_pure_epsilon(double scale, double sensitivity = 1);
+
 /// Exact privacy profile of Laplace noise of scale b and L1 sensitivity Δ,
 /// with ε₀ = Δ/b: the privacy loss is supported on [−ε₀, ε₀] and
 ///   δ(ε) = max(0, 1 − e^{(ε − ε₀)/2})

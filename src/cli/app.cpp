@@ -1,12 +1,15 @@
 #include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "accounting/errors.hpp"
 #include "cli/completions.hpp"
 #include "cli/errors.hpp"
+#include "cli/suggest.hpp"
 #include "cli/verbs.hpp"
 #include "dpbudget/version.hpp"
 
@@ -21,6 +24,52 @@ std::string version_string() {
   std::string v = std::string("dpbudget ") + kVersion;
   if (*kGitCommit) v += std::string(" (") + kGitCommit + ")";
   return v;
+}
+
+/// Whether `token` is a number (a value such as `-1` or `-inf`, not a flag).
+bool is_number(const std::string& token) {
+  char* end = nullptr;
+  std::strtod(token.c_str(), &end);
+  return end != token.c_str() && *end == '\0';
+}
+
+/// Every name of every option of `app`: "--sigma", "-q", ...
+std::vector<std::string> flag_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : app.get_options()) {
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+/// The first command-line word that looks like a flag but is none of the
+/// flags of the verb it follows (or of dpbudget itself, before the verb), as
+/// "unknown flag --sigam for 'epsilon'; did you mean --sigma?"; none when
+/// every flag is known.
+std::optional<std::string> unknown_flag(CLI::App& app, CLI::App* verb, int argc,
+                                        const char* const* argv) {
+  CLI::App* owner = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (verb && owner == &app && word == verb->get_name()) {
+      owner = verb;
+      continue;
+    }
+    if (word.size() < 2 || word[0] != '-' || is_number(word)) continue;
+    // "--name=value" names "--name"; "-qVALUE" names "-q".
+    const std::string name = word[1] == '-' ? word.substr(0, word.find('=')) : word.substr(0, 2);
+    if (owner->get_option_no_throw(name)) continue;
+    const std::string typed = word[1] == '-' ? name : word.substr(0, word.find('='));
+    const std::string where = owner == &app ? "dpbudget" : owner->get_name();
+    std::string what = "unknown flag " + typed + " for '" + where + "'";
+    if (const auto near = closest_name(typed, flag_names(*owner)))
+      return what + "; did you mean " + *near + "?";
+    if (owner == &app) return what + " (a verb's flags go after the verb; see 'dpbudget --help')";
+    return what + "; see 'dpbudget " + where + " --help'";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -59,13 +108,23 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help, --version
     std::string what = e.what();
-    if (app.get_subcommands().empty()) {
-      std::string known;
-      for (const auto& verb : verbs)
-        known += (known.empty() ? "" : ", ") + verb.command->get_name();
-      what = argc > 1 && argv[1][0] != '-'
-                 ? std::string("unknown verb '") + argv[1] + "'; verbs: " + known
-                 : "no verb given; verbs: " + known + " (see 'dpbudget --help')";
+    CLI::App* verb = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+    std::string known;
+    std::vector<std::string> names;
+    for (const auto& v : verbs) {
+      known += (known.empty() ? "" : ", ") + v.command->get_name();
+      names.push_back(v.command->get_name());
+    }
+    if (!verb && argc > 1 && argv[1][0] != '-') {
+      const auto near = closest_name(argv[1], names);
+      what = std::string("unknown verb '") + argv[1] + "'" +
+             (near ? "; did you mean " + *near + "?" : "; verbs: " + known);
+    } else if (const auto flag =
+                   extras || !verb ? unknown_flag(app, verb, argc, argv) : std::nullopt) {
+      what = *flag;
+    } else if (!verb) {
+      what = "no verb given; verbs: " + known + " (see 'dpbudget --help')";
     }
     err << "dpbudget: error: " << what << '\n';
     return kUsage;

@@ -1,5 +1,6 @@
 // dpbudget plot: ε against steps (or epochs) of a DP-SGD run, one curve per
 // accountant, as a self-contained SVG (report/svg.hpp).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -25,7 +26,7 @@ struct PlotFlags {
   AccountantFlags accountant;
   std::vector<std::string> deltas;
   std::string points = "200";
-  bool log_x = false, log_y = false;
+  bool log_x = false, log_y = false, linear_y = false;
   std::string output;
 };
 
@@ -53,6 +54,73 @@ std::vector<double> places(double a, double b, int n, bool log) {
 
 std::string shown(double v) { return report::format_number(v, 6, report::Rounding::nearest); }
 
+/// Curves whose positive ε span more than this factor get a log ε axis unless
+/// --linear-y: on a linear axis a curve 30× below the top one stays within
+/// ~3% of the plot height (about 12 pixels), a flat line at 0.
+constexpr double kAutoLogSpan = 30;
+
+/// max/min of the positive finite y over every curve (0 when there are none).
+double positive_span(const std::vector<report::Series>& series) {
+  double lo = INFINITY, hi = 0;
+  for (const auto& s : series)
+    for (double y : s.y)
+      if (y > 0 && std::isfinite(y)) {
+        lo = std::min(lo, y);
+        hi = std::max(hi, y);
+      }
+  return hi > 0 ? hi / lo : 0;
+}
+
+std::size_t total_points(const std::vector<report::Series>& series) {
+  std::size_t n = 0;
+  for (const auto& s : series) n += s.y.size();
+  return n;
+}
+
+/// Chooses the ε axis (--log-y, --linear-y, or by the curves' span), states it
+/// in the axis label and the caption, and says which points it cannot show:
+/// ε = inf never, ε = 0 not on a log axis (both are left out, breaking the line).
+void choose_y_axis(const PlotFlags& f, report::Chart& chart) {
+  const double span = positive_span(chart.series);
+  if (f.log_y && span == 0)
+    throw UsageError("--log-y: no finite epsilon > 0 to draw on a log axis (drop --log-y)");
+  chart.log_y = f.log_y || (!f.linear_y && span > kAutoLogSpan);
+  const std::string why = f.log_y      ? "--log-y"
+                          : f.linear_y ? "--linear-y"
+                          : chart.log_y
+                              ? "the curves span " + shown(span) + "x; --linear-y for a linear axis"
+                              : "the curves span at most " + shown(kAutoLogSpan) + "x";
+  chart.y_label += chart.log_y ? " (log scale)" : "";
+  chart.caption.push_back(std::string("epsilon axis: ") + (chart.log_y ? "logarithmic" : "linear") +
+                          " (" + why + ")");
+  std::size_t zeros = 0, infinite = 0;
+  std::string zero_names, inf_names;
+  for (const auto& s : chart.series) {
+    const std::string name = s.label.substr(0, s.label.find(' '));
+    const auto z = static_cast<std::size_t>(
+        std::count_if(s.y.begin(), s.y.end(), [](double y) { return y == 0; }));
+    const auto i = static_cast<std::size_t>(
+        std::count_if(s.y.begin(), s.y.end(), [](double y) { return std::isinf(y); }));
+    if (chart.log_y && z) {
+      zero_names += (zeros ? ", " : "") + name;
+      zeros += z;
+    }
+    if (i) {
+      inf_names += (infinite ? ", " : "") + name;
+      infinite += i;
+    }
+  }
+  auto points = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " point" : " points"); };
+  if (zeros)
+    chart.caption.push_back("not drawn: " + points(zeros) + " with epsilon = 0 (" + zero_names +
+                            "): a log axis has no 0");
+  if (infinite)
+    chart.caption.push_back("not drawn: " + points(infinite) + " with epsilon = inf (" + inf_names +
+                            ")");
+  if (span == 0 && zeros + infinite == total_points(chart.series))
+    throw UsageError("nothing to draw: epsilon is inf at every point of every curve");
+}
+
 int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
   if (f.output.empty()) throw UsageError("-o/--output is required (a .svg file, or - for stdout)");
   const bool by_epochs = !f.run.epochs.empty();
@@ -71,6 +139,7 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
                      ": the range a:b needs a < b, got " + lo_text + ":" + hi_text);
   const auto points = parse_integer("--points", f.points, 2);
   if (points > 100000) throw UsageError("--points: must be an integer in [2, 100000]");
+  if (f.log_y && f.linear_y) throw UsageError("--linear-y: give either --log-y or --linear-y");
   if (f.deltas.empty()) throw UsageError("--delta is required");
   const double delta =
       parse_real("--delta", f.deltas.size() == 1 ? f.deltas.front() : "", kOpenUnit);
@@ -99,7 +168,6 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
   chart.x_label = by_epochs ? "epochs" : "steps";
   chart.y_label = "epsilon at delta = " + shown(delta);
   chart.log_x = f.log_x;
-  chart.log_y = f.log_y;
   report::Report remarks;
   for (const auto& name : choice.names) {
     report::Series s;
@@ -135,6 +203,7 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
       (base.sampling == Sampling::poisson
            ? ", Poisson sampling, add/remove neighbours"
            : ", sampling without replacement, replace-one neighbours"));
+  choose_y_axis(f, chart);
 
   write_svg(chart, f.output, out);
   return kOk;
@@ -155,7 +224,10 @@ Verb setup_plot(CLI::App& app) {
   cmd->add_option("--points", f->points,
                   "places along the x axis where the curve is evaluated (default 200)");
   cmd->add_flag("--log-x", f->log_x, "logarithmic x axis, points spaced evenly on it");
-  cmd->add_flag("--log-y", f->log_y, "logarithmic epsilon axis (when accountants differ a lot)");
+  cmd->add_flag("--log-y", f->log_y,
+                "logarithmic epsilon axis (the default when the curves span more than " +
+                    shown(kAutoLogSpan) + "x)");
+  cmd->add_flag("--linear-y", f->linear_y, "linear epsilon axis, however far the curves span");
   record_file(cmd->add_option("-o,--output", f->output, "SVG file to write; - for stdout"));
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_plot(*f, out, err); }};
 }

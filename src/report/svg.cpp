@@ -106,6 +106,11 @@ Axis make_axis(const std::vector<double>& values, bool log, bool from_zero) {
       lo /= 2;
       hi *= 2;
     }
+    // A range of a decade or more ends on whole decades, each one a tick.
+    if (hi >= 10 * lo) {
+      lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
+      hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
+    }
     axis.lo = lo;
     axis.hi = hi;
     axis.ticks = log_ticks(lo, hi);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# zsh and fish complete dpbudget's verbs, flags and enumerated values with the
+# committed completion files, as each shell does for a user:
+#   zsh:  zsh_complete.zsh types each case into an interactive zsh's line
+#         editor under a pseudo-terminal (zsh/zpty) and presses TAB;
+#   fish: fish's own completion entry point, `complete -C 'typed text'`, with
+#         completions/dpbudget.fish sourced.
+# (The bash file is driven by completions_test.sh.)
+# usage: completions_shell_test.sh zsh|fish DPBUDGET SOURCE_DIR
+# Exit 77 (CTest: skipped) when the shell is not installed; CI installs both.
+set -euo pipefail
+if [[ $# -ne 3 || ! $1 =~ ^(zsh|fish)$ ]]; then
+  echo "usage: completions_shell_test.sh zsh|fish DPBUDGET SOURCE_DIR" >&2
+  exit 2
+fi
+shell=$1
+bin=$2
+src=$3
+if ! command -v "$shell" >/dev/null; then
+  echo "SKIP: $shell is not installed (apt-get install -y $shell; .ci/run installs it)" >&2
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+files=$work/files  # the working directory: file-name completion finds curve.svg
+mkdir -p "$files"
+: >"$files/curve.svg"
+
+offered() {  # the shell's completions for the typed text, one per line
+  case $shell in
+    zsh)
+      (cd "$files" && zsh -f "$src/tests/shell/zsh_complete.zsh" "$src/completions" \
+        "$work/zcompdump" "$1" </dev/null) ;;
+    fish)
+      # shellcheck disable=SC2016  # $argv is fish's, expanded by fish
+      (cd "$files" && fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
+        "$src/completions/dpbudget.fish" "$1" </dev/null | cut -f1) ;;
+  esac
+}
+
+fail=0
+
+expect() {  # expect 'typed' 'wanted completions, space separated, any order'
+  local typed=$1 want got
+  want=$(tr ' ' '\n' <<<"$2" | sed '/^$/d' | sort -u | tr '\n' ' ')
+  got=$(offered "$typed" | sort -u | tr '\n' ' ') || got="(failed)"
+  if [[ $got != "$want" ]]; then
+    echo "FAIL: '$typed<TAB>' offered '$got', expected '$want'" >&2
+    fail=$((fail + 1))
+  else
+    echo "ok: '$typed<TAB>' -> '$got'"
+  fi
+}
+
+run_cases() {  # run_cases DPBUDGET: every case; $fail counts the failures
+  local list verb flag values
+  list=$("$1" completions list)
+  # Verbs.
+  expect 'dpbudget eps' 'epsilon'
+  expect 'dpbudget sig' 'sigma'
+  expect 'dpbudget ' "$(awk -F'\t' '$1 != "" {print $1}' <<<"$list" | sort -u)"
+  expect 'dpbudget nosuchverb --' ''
+  # Flags: a prefix, a flag after values, and every long flag of every verb.
+  expect 'dpbudget --vers' '--version'
+  expect 'dpbudget epsilon --acc' '--accountant'
+  expect 'dpbudget epsilon -q 0.01 --conv' '--conversion'
+  expect 'dpbudget gaussian --noise-' '--noise-multiplier --noise-sd'
+  expect 'dpbudget plot --lin' '--linear-y'
+  while read -r verb; do
+    expect "dpbudget $verb --" "$(awk -F'\t' -v v="$verb" '$1 == v && $2 ~ /^--/ {print $2}' \
+      <<<"$list")"
+  done < <(awk -F'\t' '$1 != "" {print $1}' <<<"$list" | sort -u)
+  # Enumerated values: every flag that has them, for every verb; a prefix.
+  while IFS=$'\t' read -r verb flag values; do
+    expect "dpbudget $verb $flag " "${values//,/ }"
+  done < <(awk -F'\t' '$1 != "" && $2 ~ /^--/ && $3 ~ /,/' <<<"$list")
+  expect 'dpbudget epsilon --accountant g' 'gdp'
+  expect 'dpbudget delta --format j' 'json'
+  expect 'dpbudget sigma --conversion cl' 'classic'
+  # A value with no fixed set offers nothing; a file flag offers files.
+  expect 'dpbudget epsilon --delta ' ''
+  expect 'dpbudget plot -o cur' 'curve.svg'
+}
+
+run_cases "$bin"
+if ((fail)); then
+  echo "FAIL: $fail $shell completion case(s)" >&2
+  exit 1
+fi
