@@ -28,6 +28,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
@@ -42,7 +43,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --max-epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --delta --max-epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     delta)
       case $prev in
@@ -52,6 +53,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
@@ -65,7 +67,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     sigma)
       case $prev in
@@ -75,6 +77,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
@@ -90,7 +93,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     steps)
       case $prev in
@@ -100,6 +103,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
@@ -115,7 +119,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     sampling-rate)
       case $prev in
@@ -125,6 +129,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
@@ -140,7 +145,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     sweep)
       case $prev in
@@ -150,6 +155,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
@@ -168,7 +174,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     compose)
       case $prev in
@@ -232,12 +238,13 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --format --precision'
+      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --format --precision'
       ;;
     tradeoff)
       case $prev in
@@ -259,6 +266,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
@@ -271,7 +279,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     *) return ;;
   esac

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 namespace dpb {
 namespace {
@@ -32,6 +34,8 @@ std::string_view to_string(RunField field) {
       return "batch_size";
     case F::epochs:
       return "epochs";
+    case F::last_batch:
+      return "last_batch";
   }
   return "?";
 }
@@ -76,10 +80,33 @@ double sampling_rate_of(std::optional<double> q, std::optional<std::int64_t> n,
   return static_cast<double>(*b) / static_cast<double>(*n);
 }
 
+std::int64_t steps_per_epoch(std::int64_t n, std::int64_t b, LastBatch last_batch) {
+  // PyTorch BatchSampler.__len__: N // B if drop_last else (N + B - 1) // B.
+  return last_batch == LastBatch::drop ? n / b : (n + b - 1) / b;
+}
+
 std::int64_t steps_for_epochs(double epochs, double sampling_rate,
                               std::optional<std::int64_t> dataset_size,
-                              std::optional<std::int64_t> batch_size) {
+                              std::optional<std::int64_t> batch_size,
+                              std::optional<LastBatch> last_batch) {
   const bool by_batch = dataset_size && batch_size;
+  if (last_batch) {
+    if (!by_batch)
+      throw RunParameterError(F::last_batch,
+                              {F::last_batch, ": needs ", F::dataset_size, " and ", F::batch_size,
+                               " (steps per epoch = floor or ceil of N/B)"});
+    if (epochs != std::floor(epochs)) {
+      std::ostringstream shown;
+      shown << std::setprecision(17) << epochs;
+      throw RunParameterError(F::epochs, {F::epochs, ": must be a whole number with ",
+                                          F::last_batch, " (whole passes), got " + shown.str()});
+    }
+    const double steps =
+        epochs * static_cast<double>(steps_per_epoch(*dataset_size, *batch_size, *last_batch));
+    if (!(steps <= kMaxSteps))
+      throw RunParameterError(F::epochs, {F::epochs, ": gives more than 2^53 steps"});
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(steps));
+  }
   if (!by_batch && !(sampling_rate > 0))
     throw RunParameterError(F::epochs,
                             {F::epochs, ": needs a sampling rate > 0 (steps per epoch = 1/q)"});

@@ -1,7 +1,8 @@
 #pragma once
 // A DP-SGD run (SPEC §1): q and T directly, or TensorFlow-Privacy style from
 // the dataset size N, batch size B and epochs E, with q = B/N and
-// T = ⌈E·N/B⌉; and the privacy event it is. No I/O. The rules which
+// T = ⌈E·N/B⌉ (or, with a last-batch rule, E whole epochs of ⌊N/B⌋ or ⌈N/B⌉
+// steps); and the privacy event it is. No I/O. The rules which
 // parameters go together throw RunParameterError, whose message names the
 // parameters as parts, so that the CLI can name them as flags or as keys.
 #include <cstdint>
@@ -22,6 +23,13 @@ enum class Sampling {
   without_replacement,  ///< B of N records (replace-one)
 };
 
+/// How an epoch's last, partial batch counts, in the words of PyTorch's
+/// DataLoader (`drop_last`; its `len()` is ⌊N/B⌋ when dropping, else
+/// ⌈N/B⌉): dropped, E·⌊N/B⌋ steps (TensorFlow Privacy's MNIST tutorial), or
+/// kept as a smaller batch, E·⌈N/B⌉ steps (Opacus). Without a rule the run
+/// has T = ⌈E·N/B⌉ steps (a fractional last epoch, SPEC §1).
+enum class LastBatch { drop, keep };
+
 /// A complete run: q, σ and T, plus N, B, epochs when they were given.
 struct DpSgdRun {
   double sampling_rate = 0;
@@ -29,6 +37,7 @@ struct DpSgdRun {
   std::int64_t steps = 0;
   std::optional<std::int64_t> dataset_size, batch_size;
   std::optional<double> epochs;
+  std::optional<LastBatch> last_batch;  ///< when the steps per epoch were given a rule
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
 };
@@ -38,7 +47,15 @@ struct DpSgdRun {
 EventPtr dp_sgd_event(const DpSgdRun& run);
 
 /// The parameters of a run, as SPEC §1 and the JSON keys name them.
-enum class RunField { sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs };
+enum class RunField {
+  sampling_rate,
+  noise_multiplier,
+  steps,
+  dataset_size,
+  batch_size,
+  epochs,
+  last_batch
+};
 std::string_view to_string(RunField field);
 
 /// Steps are counted in doubles on the way: at most 2^53.
@@ -68,11 +85,21 @@ double sampling_rate_of(std::optional<double> sampling_rate,
                         std::optional<std::int64_t> dataset_size,
                         std::optional<std::int64_t> batch_size, bool dataset_size_alone = false);
 
+/// Steps in one epoch of N records in batches of B (1 <= B <= N), as
+/// PyTorch's DataLoader counts them (`__len__` of its BatchSampler):
+/// ⌊N/B⌋ with the last partial batch dropped, ⌈N/B⌉ with it kept.
+std::int64_t steps_per_epoch(std::int64_t dataset_size, std::int64_t batch_size,
+                             LastBatch last_batch);
+
 /// T = ⌈E·N/B⌉ (or ⌈E/q⌉ without N and B), at least 1; a value within 1e-9
-/// relative of an integer is that integer, not bumped up. Refuses q = 0
-/// (without N and B) and more than 2^53 steps.
+/// relative of an integer is that integer, not bumped up. With a last-batch
+/// rule, T = E·steps_per_epoch(N, B): it needs N and B, and E whole (a data
+/// loader runs whole epochs; a fractional one has no rule for where it stops,
+/// so it is refused rather than rounded). Refuses q = 0 (without N and B) and
+/// more than 2^53 steps.
 std::int64_t steps_for_epochs(double epochs, double sampling_rate,
                               std::optional<std::int64_t> dataset_size,
-                              std::optional<std::int64_t> batch_size);
+                              std::optional<std::int64_t> batch_size,
+                              std::optional<LastBatch> last_batch = std::nullopt);
 
 }  // namespace dpb

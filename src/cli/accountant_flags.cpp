@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/errors.hpp"
 #include "cli/parse.hpp"
 
 namespace dpb::cli {
@@ -21,8 +22,12 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
   const auto choices = accountant_choices();
   std::string names;
   for (const auto& n : choices) names += (names.empty() ? "" : "|") + n;
-  add_choice_option(app, "--accountant", f.accountant, choices,
-                    "which accountant: " + names + " (default rdp)");
+  // Completions offer the single names; a comma list is typed by hand.
+  record_choices(app.add_option("--accountant", f.accountant,
+                                "which accountant(s): " + names +
+                                    ", or a comma list (rdp,pld) or the flag repeated; rows "
+                                    "in the order given (default rdp)"),
+                 choices);
   app.add_option("--orders", f.orders,
                  "Renyi orders > 1: comma list and start:stop:step ranges (default: "
                  "dp_accounting's orders plus every integer 2..64)");
@@ -38,12 +43,41 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
                  "relative to its upper end, in (0, 1) (default 1e-3)");
 }
 
+std::vector<std::string> parse_accountants(const std::vector<std::string>& texts) {
+  const auto choices = accountant_choices();
+  std::vector<std::string> out;
+  auto add = [&out](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& text : texts) {
+    std::size_t start = 0;
+    for (;;) {
+      const auto comma = text.find(',', start);
+      const std::string item =
+          text.substr(start, comma == std::string::npos ? comma : comma - start);
+      if (item.empty() || std::find(choices.begin(), choices.end(), item) == choices.end()) {
+        std::string allowed;
+        for (const auto& n : choices) allowed += (allowed.empty() ? "" : ", ") + n;
+        throw UsageError("--accountant: each name must be one of " + allowed +
+                         " (a comma list, or the flag repeated), got '" + item + "'" +
+                         (item == text ? "" : " in '" + text + "'"));
+      }
+      if (item == "all") {
+        for (const auto& info : accountants()) add(info.name);
+      } else {
+        add(item);
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (out.empty()) out.emplace_back("rdp");
+  return out;
+}
+
 AccountantChoice resolve(const AccountantFlags& f) {
   AccountantChoice c;
-  auto names = accountant_choices();
-  const auto chosen = parse_choice("--accountant", f.accountant, names);
-  names.pop_back();  // "all"
-  c.names = chosen == "all" ? names : std::vector<std::string>{chosen};
+  c.names = parse_accountants(f.accountant);
   if (!f.orders.empty()) c.options.orders = parse_list("--orders", f.orders, kOrder);
   c.options.conversion = parse_choice("--conversion", f.conversion, kConversionChoices);
   c.options.composition = parse_choice("--composition", f.composition, kCompositionChoices);

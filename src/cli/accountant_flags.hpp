@@ -24,7 +24,8 @@ inline constexpr std::array<Choice<CompositionMethod>, 3> kCompositionChoices{{
 
 /// Which accountants, and their settings.
 struct AccountantFlags {
-  std::string accountant = "rdp";
+  /// --accountant as given: each a name, `all` or a comma list (none: rdp).
+  std::vector<std::string> accountant;
   std::vector<std::string> orders;
   std::string conversion = "improved";
   std::string composition = "optimal";
@@ -34,9 +35,16 @@ struct AccountantFlags {
 
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
 struct AccountantChoice {
-  std::vector<std::string> names;  ///< one, or all registered for "all"
+  /// In the order given, each once; "all" stands for every registered one.
+  std::vector<std::string> names;
   AccountantOptions options;
 };
+/// The accountants --accountant names: each text a name, `all` or a comma list
+/// of them (the flag may be repeated). `all` is every registered accountant in
+/// registry order; a name given twice (`rdp,rdp`, `pld,all`) keeps its first
+/// place, so rows come in the order first given. An unknown or empty name is a
+/// UsageError naming it. No text: rdp.
+std::vector<std::string> parse_accountants(const std::vector<std::string>& texts);
 AccountantChoice resolve(const AccountantFlags& flags);
 /// The settings that apply to the chosen accountants, in report order.
 void add_inputs(report::Record& inputs, const AccountantChoice& choice);

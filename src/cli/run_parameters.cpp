@@ -27,6 +27,8 @@ std::vector<std::string> DpSgdFlags::*list_member(RunParam p) {
       return &DpSgdFlags::batch_size;
     case RunParam::epochs:
       return &DpSgdFlags::epochs;
+    case RunParam::last_batch:
+      return &DpSgdFlags::last_batch;
     case RunParam::group_noise_multipliers:
       return &DpSgdFlags::group_noise_multipliers;
     case RunParam::sampling:
@@ -49,6 +51,8 @@ RunParam param_of(RunField f) {
       return RunParam::batch_size;
     case RunField::epochs:
       return RunParam::epochs;
+    case RunField::last_batch:
+      return RunParam::last_batch;
   }
   return RunParam::sampling_rate;
 }
@@ -61,6 +65,38 @@ std::string joined(const std::vector<std::string>& texts) {
 
 const Domain& domain_of(ParamKind kind) {
   return kind == ParamKind::probability ? kProbability : kPositive;
+}
+
+/// Calls `f` with the Choice table of choice parameter `p`; false for the
+/// parameters of other kinds.
+template <typename F>
+bool with_choices(RunParam p, F&& f) {
+  switch (p) {
+    case RunParam::sampling:
+      f(kSamplingChoices);
+      return true;
+    case RunParam::last_batch:
+      f(kLastBatchChoices);
+      return true;
+    case RunParam::sampling_rate:
+    case RunParam::noise_multiplier:
+    case RunParam::steps:
+    case RunParam::dataset_size:
+    case RunParam::batch_size:
+    case RunParam::epochs:
+    case RunParam::group_noise_multipliers:
+      break;
+  }
+  return false;
+}
+
+/// The value of choice parameter `p` named `text` (a UsageError naming `name`
+/// and the choices otherwise).
+ParamValue parse_choice_value(RunParam p, std::string_view name, const std::string& text) {
+  ParamValue out;
+  if (!with_choices(p, [&](const auto& choices) { out = parse_choice(name, text, choices); }))
+    throw UsageError(std::string(name) + ": takes no choice");
+  return out;
 }
 
 /// Every value the texts of `p`'s flag give: one per list item for numbers
@@ -77,7 +113,7 @@ std::vector<ParamValue> parse_texts(const RunParameter& p, const std::vector<std
       for (std::int64_t x : parse_integer_list(flag, texts, 1)) out.emplace_back(x);
       break;
     case ParamKind::choice:
-      for (const auto& t : texts) out.emplace_back(parse_choice(flag, t, kSamplingChoices));
+      for (const auto& t : texts) out.push_back(parse_choice_value(p.id, flag, t));
       break;
     case ParamKind::positive_list:
       out.emplace_back(parse_list(flag, texts, kPositive));
@@ -102,6 +138,12 @@ void check_instead_of(const std::array<bool, kRunParamCount>& present, Naming na
 
 const RunParameter& run_parameter(RunParam p) { return kRunParameters[index_of(p)]; }
 
+std::vector<std::string> choice_names(RunParam p) {
+  std::vector<std::string> names;
+  with_choices(p, [&names](const auto& choices) { names = choice_names(choices); });
+  return names;
+}
+
 std::string name_of(RunParam p, Naming naming) {
   const auto& entry = run_parameter(p);
   return std::string(naming == Naming::flags ? entry.flag : entry.key);
@@ -120,7 +162,8 @@ void add_dp_sgd_flags(CLI::App& app, DpSgdFlags& f) {
   for (const auto& p : kRunParameters) {
     const std::string names(p.names), help(p.help);
     if (auto member = list_member(p.id)) {
-      app.add_option(names, f.*member, help);
+      CLI::Option* option = app.add_option(names, f.*member, help);
+      if (p.kind == ParamKind::choice) record_choices(option, choice_names(p.id));
     } else {
       add_choice_option(app, names, f.sampling, kSamplingChoices, help)
           ->each([&f](const std::string&) { f.sampling_given = true; });
@@ -162,6 +205,9 @@ void set_value(DpSgdValues& v, RunParam p, const ParamValue& x) {
     case RunParam::epochs:
       v.epochs = std::get<double>(x);
       return;
+    case RunParam::last_batch:
+      v.last_batch = std::get<LastBatch>(x);
+      return;
     case RunParam::sampling:
       v.sampling = std::get<Sampling>(x);
       return;
@@ -190,7 +236,7 @@ ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& v) {
     }
     case ParamKind::choice: {
       const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-      return parse_choice(key, text, kSamplingChoices);
+      return parse_choice_value(p.id, key, text);
     }
     case ParamKind::positive_list: {
       std::vector<double> out;
@@ -283,9 +329,10 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
 
 std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
                                     std::optional<std::int64_t> dataset_size,
-                                    std::optional<std::int64_t> batch_size, Naming naming) {
+                                    std::optional<std::int64_t> batch_size, Naming naming,
+                                    std::optional<LastBatch> last_batch) {
   try {
-    return steps_for_epochs(epochs, sampling_rate, dataset_size, batch_size);
+    return steps_for_epochs(epochs, sampling_rate, dataset_size, batch_size, last_batch);
   } catch (const RunParameterError& e) {
     throw UsageError(message_of(e, naming));
   }
@@ -298,6 +345,7 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
   run.dataset_size = v.dataset_size;
   run.batch_size = v.batch_size;
   run.epochs = v.epochs;
+  run.last_batch = v.last_batch;
   run.sampling = v.sampling;
   run.group_noise_multipliers = v.group_noise_multipliers;
   if (v.sampling == Sampling::without_replacement &&
@@ -334,6 +382,14 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
     if (v.steps && v.epochs)
       throw UsageError(n(P::epochs) + ": give either " + n(P::steps) + " or " + n(P::epochs) +
                        ", not both");
+    // A last-batch rule counts the steps of each epoch: it needs epochs (or,
+    // solving for T, N and B to say how many epochs T is).
+    if (v.last_batch && unknown != Unknown::steps && !v.epochs)
+      throw UsageError(n(P::last_batch) + ": goes with " + n(P::epochs) +
+                       " (it sets the steps per epoch; " + n(P::steps) + " are taken as given)");
+    if (v.last_batch && unknown == Unknown::steps && !(v.dataset_size && v.batch_size))
+      throw UsageError(n(P::last_batch) + ": needs " + n(P::dataset_size) + " and " +
+                       n(P::batch_size) + " (steps per epoch = floor or ceil of N/B)");
     if (unknown == Unknown::steps) {
       if (v.steps || v.epochs)
         throw UsageError(n(v.steps ? P::steps : P::epochs) +
@@ -345,8 +401,11 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
         if (!v.dataset_size)
           throw UsageError(n(P::epochs) + ": needs " + n(P::dataset_size) +
                            " when the batch size is solved for");
+        // The rule's refusals now, not inside the solver (any B in [1, N] will do).
+        if (v.last_batch) steps_for_epochs(*v.epochs, 0, v.dataset_size, 1, v.last_batch);
       } else {
-        run.steps = steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, v.batch_size);
+        run.steps = steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, v.batch_size,
+                                     v.last_batch);
       }
     } else {
       throw UsageError(n(P::steps) + " is required (or " + n(P::epochs) + ")");
@@ -377,6 +436,9 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
   if (run.batch_size && unknown != Unknown::sampling_rate)
     in.add(key(RunParam::batch_size), report::integer(*run.batch_size));
   if (epochs_given) in.add(key(RunParam::epochs), report::number(*run.epochs));
+  if (run.last_batch)
+    in.add(key(RunParam::last_batch),
+           report::text(std::string(choice_name(kLastBatchChoices, *run.last_batch))));
   // Results name the scheme with an underscore (as the neighbouring relations).
   in.add(key(RunParam::sampling),
          report::text(run.sampling == Sampling::poisson ? "poisson" : "without_replacement"));

@@ -4,7 +4,8 @@
 // them: the flags' declaration, parsing one run, sweeps and --input lines,
 // the names in messages, the refusal of run flags beside --spec or --input,
 // and the man page's RUN PARAMETERS (tested against the table). The
-// arithmetic (q = B/N, T = ⌈E·N/B⌉) is accounting/dp_sgd_run.hpp's.
+// arithmetic (q = B/N, T = ⌈E·N/B⌉ or E·⌊N/B⌋ / E·⌈N/B⌉ with --last-batch)
+// is accounting/dp_sgd_run.hpp's.
 #include <CLI/CLI.hpp>
 #include <array>
 #include <cstddef>
@@ -29,23 +30,29 @@ enum class RunParam {
   dataset_size,
   batch_size,
   epochs,
+  last_batch,
   sampling,
   group_noise_multipliers,
 };
-inline constexpr std::size_t kRunParamCount = 8;
+inline constexpr std::size_t kRunParamCount = 9;
 
 /// What a parameter's value is, and so how it is parsed.
 enum class ParamKind {
   probability,    ///< a number in [0, 1]
   positive_real,  ///< a finite number > 0
   count,          ///< an integer in [1, 2^53]
-  choice,         ///< one of kSamplingChoices
+  choice,         ///< one of choice_names(): kSamplingChoices, kLastBatchChoices
   positive_list,  ///< a non-empty list of finite numbers > 0 (one value)
 };
 
 inline constexpr std::array<Choice<Sampling>, 2> kSamplingChoices{{
     {"poisson", Sampling::poisson},
     {"without-replacement", Sampling::without_replacement},
+}};
+/// PyTorch DataLoader's words: drop_last=True drops an epoch's last partial batch.
+inline constexpr std::array<Choice<LastBatch>, 2> kLastBatchChoices{{
+    {"drop", LastBatch::drop},
+    {"keep", LastBatch::keep},
 }};
 
 struct RunParameter {
@@ -77,7 +84,14 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
     {RunParam::batch_size, "--batch-size", "--batch-size", "batch_size", ParamKind::count,
      "B: expected batch size (q = B/N)", "", 1, std::nullopt},
     {RunParam::epochs, "--epochs", "--epochs", "epochs", ParamKind::positive_real,
-     "passes over the data: T = ceil(epochs * N / B)", "", 3, std::nullopt},
+     "passes over the data: T = ceil(epochs * N / B), or ceil(epochs / q) with -q; with "
+     "--last-batch, epochs * floor(N / B) or epochs * ceil(N / B)",
+     "", 3, std::nullopt},
+    {RunParam::last_batch, "--last-batch", "--last-batch", "last_batch", ParamKind::choice,
+     "steps per epoch as PyTorch's DataLoader counts them: drop (the last partial batch, "
+     "T = epochs * floor(N / B)) | keep (T = epochs * ceil(N / B)); needs --dataset-size, "
+     "--batch-size and whole --epochs (without it T = ceil(epochs * N / B))",
+     "", 0, std::nullopt},
     {RunParam::sampling, "--sampling", "--sampling", "sampling", ParamKind::choice,
      "poisson (default; add/remove) | without-replacement (B of N; replace-one)", "poisson", 0,
      std::nullopt},
@@ -89,6 +103,8 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
 }};
 
 const RunParameter& run_parameter(RunParam p);
+/// The values a choice parameter takes (empty for the other kinds).
+std::vector<std::string> choice_names(RunParam p);
 
 /// How messages name the parameters: flags, or JSON keys of --input lines.
 enum class Naming { flags, keys };
@@ -98,7 +114,7 @@ std::string name_of(RunParam p, Naming naming);
 /// single-run verbs take one value.
 struct DpSgdFlags {
   std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs,
-      group_noise_multipliers;
+      last_batch, group_noise_multipliers;
   std::string sampling = "poisson";
   bool sampling_given = false;  ///< --sampling was on the command line
 };
@@ -115,12 +131,13 @@ void refuse_run_flags(const DpSgdFlags& flags, const std::string& other, const s
 struct DpSgdValues {
   std::optional<double> sampling_rate, noise_multiplier, epochs;
   std::optional<std::int64_t> steps, dataset_size, batch_size;
+  std::optional<LastBatch> last_batch;
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
 };
 
 /// One parsed value of a parameter.
-using ParamValue = std::variant<double, std::int64_t, Sampling, std::vector<double>>;
+using ParamValue = std::variant<double, std::int64_t, Sampling, LastBatch, std::vector<double>>;
 /// Sets `p` (group multipliers also set σ = z*).
 void set_value(DpSgdValues& values, RunParam p, const ParamValue& value);
 /// The value of `p` under its JSON key (UsageError "key: must be ...").
@@ -140,13 +157,16 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& flags);
 enum class Unknown { none, noise_multiplier, steps, sampling_rate };
 
 /// Checks which parameters go together and derives q = B/N and
-/// T = ⌈E·N/B⌉ (SPEC §1). The unknown's fields are left unset.
+/// T = ⌈E·N/B⌉ (SPEC §1; E whole epochs of ⌊N/B⌋ or ⌈N/B⌉ steps with a
+/// last-batch rule, which goes with epochs only). The unknown's fields are
+/// left unset.
 DpSgdRun derive(const DpSgdValues& values, Unknown unknown, Naming naming = Naming::flags);
 /// accounting's steps_for_epochs() with its errors naming flags.
 std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
                                     std::optional<std::int64_t> dataset_size,
                                     std::optional<std::int64_t> batch_size,
-                                    Naming naming = Naming::flags);
+                                    Naming naming = Naming::flags,
+                                    std::optional<LastBatch> last_batch = std::nullopt);
 /// A RunParameterError's message with its parameters named as `naming` says.
 std::string message_of(const RunParameterError& e, Naming naming);
 

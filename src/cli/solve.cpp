@@ -55,7 +55,12 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
           oracle, target_epsilon);
       out.run.steps = s.count;
       out.guarantee = std::move(s.guarantee);
-      if (run.dataset_size && run.batch_size)
+      if (run.dataset_size && run.batch_size && run.last_batch)
+        // Epochs of steps_per_epoch() steps each (the rule of --last-batch).
+        out.run.epochs = static_cast<double>(s.count) /
+                         static_cast<double>(
+                             steps_per_epoch(*run.dataset_size, *run.batch_size, *run.last_batch));
+      else if (run.dataset_size && run.batch_size)
         out.run.epochs = static_cast<double>(s.count) * static_cast<double>(*run.batch_size) /
                          static_cast<double>(*run.dataset_size);
       else
@@ -64,10 +69,13 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
     }
     case Unknown::sampling_rate: {
       if (run.dataset_size) {
-        // Largest batch size B in [1, N]; with epochs fixed, T = ⌈E·N/B⌉ falls as B grows.
+        // Largest batch size B in [1, N]; with epochs fixed, T = ⌈E·N/B⌉ (or
+        // E·⌊N/B⌋, E·⌈N/B⌉ with --last-batch) falls as B grows.
         const std::int64_t n = *run.dataset_size;
         auto steps_for = [&](std::int64_t b) {
-          return run.epochs ? steps_for_epochs_named(*run.epochs, 0, n, b) : run.steps;
+          return run.epochs
+                     ? steps_for_epochs_named(*run.epochs, 0, n, b, Naming::flags, run.last_batch)
+                     : run.steps;
         };
         auto s = largest_integer(
             [&](std::int64_t b) {

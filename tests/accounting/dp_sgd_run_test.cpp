@@ -40,6 +40,29 @@ TEST_CASE("dp_sgd_run: T = ceil(E*N/B), an exact integer up to 1e-9 relative is 
         "epochs: needs a sampling rate > 0 (steps per epoch = 1/q)");
 }
 
+TEST_CASE("dp_sgd_run: --last-batch counts whole epochs of floor(N/B) or ceil(N/B) steps") {
+  // PyTorch DataLoader len(): 60000 // 256 = 234 (drop_last), ceil = 235.
+  CHECK(steps_per_epoch(60000, 256, LastBatch::drop) == 234);
+  CHECK(steps_per_epoch(60000, 256, LastBatch::keep) == 235);
+  CHECK(steps_per_epoch(1000, 10, LastBatch::drop) == 100);  // no partial batch: both agree
+  CHECK(steps_per_epoch(1000, 10, LastBatch::keep) == 100);
+  CHECK(steps_per_epoch(10, 10, LastBatch::drop) == 1);
+  // TF Privacy's MNIST tutorial: 60 epochs of 234 steps; Opacus: of 235; without a rule 14063.
+  CHECK(steps_for_epochs(60, 0, 60000, 256, LastBatch::drop) == 14040);
+  CHECK(steps_for_epochs(60, 0, 60000, 256, LastBatch::keep) == 14100);
+  CHECK(steps_for_epochs(60, 0, 60000, 256) == 14063);
+  RunField field{};
+  CHECK(error_of([] { steps_for_epochs(2.5, 0, 60000, 256, LastBatch::drop); }, &field) ==
+        "epochs: must be a whole number with last_batch (whole passes), got 2.5");
+  CHECK(field == RunField::epochs);
+  CHECK(error_of([] { steps_for_epochs(3, 0.01, std::nullopt, std::nullopt, LastBatch::keep); },
+                 &field) ==
+        "last_batch: needs dataset_size and batch_size (steps per epoch = floor or ceil of N/B)");
+  CHECK(field == RunField::last_batch);
+  CHECK(error_of([] { steps_for_epochs(1e300, 0, 60000, 256, LastBatch::keep); }) ==
+        "epochs: gives more than 2^53 steps");
+}
+
 TEST_CASE("dp_sgd_run: q as given, or B/N; the combinations that do not go together") {
   CHECK(sampling_rate_of(0.25, std::nullopt, std::nullopt) == 0.25);
   CHECK(sampling_rate_of(std::nullopt, 1000, 10) == 0.01);

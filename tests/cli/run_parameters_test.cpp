@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -47,7 +48,7 @@ std::string sample_text(const RunParameter& p) {
     case ParamKind::count:
       return "10";
     case ParamKind::choice:
-      return std::string(kSamplingChoices.back().name);
+      return choice_names(p.id).back();
     case ParamKind::positive_list:
       return "1,2";
   }
@@ -63,7 +64,7 @@ nlohmann::json sample_json(const RunParameter& p) {
     case ParamKind::count:
       return 10;
     case ParamKind::choice:
-      return std::string(kSamplingChoices.back().name);
+      return choice_names(p.id).back();
     case ParamKind::positive_list:
       return nlohmann::json::array({1.0, 2.0});
   }
@@ -102,6 +103,17 @@ const std::string kLine =
     R"({"sampling_rate": 0.01, "noise_multiplier": 1, "steps": 10, "delta": 1e-5})";
 
 }  // namespace
+
+TEST_CASE("run parameters: a choice parameter lists its choices, the others none") {
+  for (const auto& p : kRunParameters) {
+    CAPTURE(p.key);
+    CHECK(choice_names(p.id).empty() == (p.kind != ParamKind::choice));
+    if (!p.default_value.empty() && p.kind == ParamKind::choice) {
+      const auto names = choice_names(p.id);
+      CHECK(std::find(names.begin(), names.end(), p.default_value) != names.end());
+    }
+  }
+}
 
 TEST_CASE("run parameters: names are unique, flags are listed in their CLI11 names") {
   for (std::size_t i = 0; i < kRunParameters.size(); ++i) {
@@ -184,6 +196,7 @@ TEST_CASE("run parameters: every one has its JSON Lines key") {
       CHECK(expected.dataset_size == r.configs[0].values.dataset_size);
       CHECK(expected.batch_size == r.configs[0].values.batch_size);
       CHECK(expected.epochs == r.configs[0].values.epochs);
+      CHECK(expected.last_batch == r.configs[0].values.last_batch);
       CHECK(expected.group_noise_multipliers == r.configs[0].values.group_noise_multipliers);
     }
   }

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "refused.hpp"
 #include "run_json.hpp"
 
+using dpb::test::check_refused;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
@@ -22,15 +24,6 @@ std::vector<Json> json_lines(const std::string& text) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
   return out;
-}
-
-void check_refused(const dpb::test::Run& r, const std::vector<std::string>& names) {
-  INFO("stderr: ", r.err);
-  CHECK(r.status == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.rfind("dpbudget: error: ", 0) == 0);
-  CHECK(r.err.find('\n') == r.err.size() - 1);
-  for (const auto& n : names) CHECK_MESSAGE(r.err.find(n) != std::string::npos, n);
 }
 
 const std::string kRun =
