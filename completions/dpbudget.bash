@@ -42,7 +42,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --max-epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --max-epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     delta)
       case $prev in
@@ -65,7 +65,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --spec --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     sigma)
       case $prev in
@@ -90,7 +90,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -115,7 +115,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -140,7 +140,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sweep)
       case $prev in
@@ -168,7 +168,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     compose)
       case $prev in
