@@ -37,6 +37,19 @@ struct Guarantee {
   std::optional<double> delta_lower;    ///< lower end of a δ interval (PLD)
   /// Further named numbers an accountant reports (e.g. "mu", "delta_split_step").
   std::vector<std::pair<std::string, double>> details;
+  /// The names in `details` that are counts (e.g. "pld_grid_size"): integers,
+  /// shown in full and as JSON integers.
+  std::vector<std::string> count_details;
+  /// Adds a count to `details` and names it in `count_details`.
+  void add_count(std::string name, std::int64_t n) {
+    count_details.push_back(name);
+    details.emplace_back(std::move(name), static_cast<double>(n));
+  }
+  bool is_count(std::string_view name) const {
+    for (const auto& c : count_details)
+      if (c == name) return true;
+    return false;
+  }
   std::vector<std::string> notes;  ///< one-line remarks for the reader
 };
 

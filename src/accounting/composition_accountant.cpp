@@ -273,10 +273,10 @@ Guarantee CompositionAccountant::epsilon(double delta) const {
   else
     slack = delta - kd * d0;
   g.epsilon = eps;
-  g.details = {{"composed_count", kd},
-               {"epsilon_step", step_epsilon(s, d0)},
-               {"delta_step", d0},
-               {"delta_slack", slack}};
+  g.add_count("composed_count", k);
+  g.details.insert(
+      g.details.end(),
+      {{"epsilon_step", step_epsilon(s, d0)}, {"delta_step", d0}, {"delta_slack", slack}});
   return g;
 }
 
@@ -335,8 +335,9 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
                            ? total + std::expm1(kd * std::log1p(-d0))
                            : total - kd * d0;
   g.delta = total;
-  g.details = {
-      {"composed_count", kd}, {"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}};
+  g.add_count("composed_count", k);
+  g.details.insert(g.details.end(),
+                   {{"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}});
   return g;
 }
 

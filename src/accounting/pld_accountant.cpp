@@ -74,8 +74,8 @@ Guarantee PldAccountant::make_guarantee(const pld::Interval& interval) const {
   g.bound = BoundKind::upper;
   g.neighbouring = Neighbouring::add_remove;
   g.details.emplace_back("pld_interval", interval.interval);
-  g.details.emplace_back("pld_grid_size", static_cast<double>(interval.grid));
-  g.details.emplace_back("pld_refinements", static_cast<double>(interval.refinements));
+  g.add_count("pld_grid_size", static_cast<std::int64_t>(interval.grid));
+  g.add_count("pld_refinements", interval.refinements);
   g.notes = interval.notes;
   return g;
 }

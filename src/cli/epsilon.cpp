@@ -20,6 +20,7 @@ Verb setup_epsilon(CLI::App& app) {
   add_spec_flags(*cmd, f->spec);
   add_accountant_flags(*cmd, f->accountant);
   add_output_flags(*cmd, f->output);
+  add_wide_flag(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) {
             return run_event_verb(*f, /*solve_delta=*/false, out, err);
           }};

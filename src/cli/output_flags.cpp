@@ -24,8 +24,15 @@ void add_output_flags(CLI::App& app, OutputFlags& f, bool allow_jsonl) {
                  "JSON and CSV are always exact");
 }
 
+void add_wide_flag(CLI::App& app, OutputFlags& f) {
+  app.add_flag("--wide", f.wide,
+               "text output: every column (as in JSON and CSV) instead of the compact table "
+               "with a details column");
+}
+
 report::TextStyle text_style(const OutputFlags& f) {
   report::TextStyle style;
+  style.wide = f.wide;
   if (!f.precision.empty())
     style.digits = static_cast<int>(parse_integer("--precision", f.precision, 1));
   if (style.digits > 17) throw UsageError("--precision: must be an integer in [1, 17]");

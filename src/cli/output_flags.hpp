@@ -29,10 +29,14 @@ struct OutputFlags {
   std::string format = "text";
   std::string precision;     ///< significant digits in text output; empty = 6
   bool allow_jsonl = false;  ///< JSON Lines for verbs that stream rows
+  bool wide = false;         ///< --wide: every column in text output
 };
 void add_output_flags(CLI::App& app, OutputFlags& flags, bool allow_jsonl = false);
+/// --wide, for verbs whose text table is compact (accountants' rows): every
+/// column of JSON/CSV in text too, none moved above the table.
+void add_wide_flag(CLI::App& app, OutputFlags& flags);
 report::Format resolve(const OutputFlags& flags);
-/// --precision as a text style (colour is decided by emit()).
+/// --precision and --wide as a text style (colour is decided by emit()).
 report::TextStyle text_style(const OutputFlags& flags);
 
 /// Renders to a buffer first, so nothing half-written reaches stdout. Text

@@ -8,28 +8,114 @@
 
 namespace dpb::cli {
 
+namespace {
+
+/// The details a compact text row shows, in this order, under a short label;
+/// every detail is in JSON, CSV and `--wide` under its own name. Real numbers
+/// show `digits` significant digits rounded as `rounding` says; counts in full.
+struct DetailSummary {
+  const char* key;
+  const char* label;
+  int digits;
+  report::Rounding rounding;
+};
+constexpr DetailSummary kDetailSummaries[] = {
+    {"mu", "mu", 3, report::Rounding::up},
+    {"epsilon_step", "eps_step", 3, report::Rounding::up},
+    {"delta_step", "delta_step", 3, report::Rounding::up},
+    {"pld_grid_size", "grid_size", 0, report::Rounding::nearest},
+    {"pld_refinements", "grids_tried", 0, report::Rounding::nearest},
+};
+
+/// The short `details` cell of compact text: "order 17", "mu 0.254",
+/// "eps_step 0.023, delta_step 6.81e-10", "grid_size 1417176, grids_tried 2".
+std::string details_summary(const Guarantee& g) {
+  std::string s;
+  auto add = [&s](const std::string& label, const std::string& value) {
+    s += (s.empty() ? "" : ", ") + label + " " + value;
+  };
+  if (g.order) add("order", report::format_number(*g.order, 6, report::Rounding::nearest));
+  for (const auto& summary : kDetailSummaries)
+    for (const auto& [key, value] : g.details) {
+      if (key != summary.key) continue;
+      add(summary.label, g.is_count(key)
+                             ? std::to_string(static_cast<std::int64_t>(value))
+                             : report::format_number(value, summary.digits, summary.rounding));
+    }
+  return s;
+}
+
+}  // namespace
+
 report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
   using report::Rounding;
+  using report::Show;
   report::Record r;
-  r.add("accountant", report::text(g.accountant));
-  r.add("neighbouring", report::text(std::string(to_string(g.neighbouring))));
-  report::Cell bound = report::text(std::string(to_string(g.bound)));
+  r.add("accountant", report::hoisted(report::text(g.accountant)));
+  r.add("neighbouring", report::hoisted(report::text(std::string(to_string(g.neighbouring)))));
+  report::Cell bound = report::hoisted(report::text(std::string(to_string(g.bound))));
   if (g.bound == BoundKind::approximate)
     bound = report::with_footnote(std::move(bound), "an approximation, not an upper bound");
   r.add("bound", std::move(bound));
-  r.add("delta", report::number(g.delta, solved_delta ? Rounding::up : Rounding::nearest));
+  // The target is echoed (and may move above the table); the computed value
+  // is rounded up, shown in compact text as "[lower, upper]" for an interval.
+  report::Cell delta = report::number(g.delta, solved_delta ? Rounding::up : Rounding::nearest);
+  if (solved_delta) delta.lower = g.delta_lower;
+  r.add("delta", solved_delta ? delta : report::hoisted(delta));
   if (g.delta_lower) {
-    r.add("delta_lower", report::number(*g.delta_lower, Rounding::down));
-    r.add("delta_upper", report::number(g.delta, Rounding::up));
+    r.add("delta_lower",
+          report::visible(report::number(*g.delta_lower, Rounding::down), Show::wide));
+    r.add("delta_upper", report::visible(report::number(g.delta, Rounding::up), Show::wide));
   }
-  r.add("epsilon", report::number(g.epsilon, solved_delta ? Rounding::nearest : Rounding::up));
+  report::Cell epsilon = report::number(g.epsilon, solved_delta ? Rounding::nearest : Rounding::up);
+  if (!solved_delta) epsilon.lower = g.epsilon_lower;
+  r.add("epsilon", solved_delta ? report::hoisted(epsilon) : epsilon);
   if (g.epsilon_lower) {
-    r.add("epsilon_lower", report::number(*g.epsilon_lower, Rounding::down));
-    r.add("epsilon_upper", report::number(g.epsilon, Rounding::up));
+    r.add("epsilon_lower",
+          report::visible(report::number(*g.epsilon_lower, Rounding::down), Show::wide));
+    r.add("epsilon_upper", report::visible(report::number(g.epsilon, Rounding::up), Show::wide));
   }
-  if (g.order) r.add("order", report::number(*g.order));
-  for (const auto& [key, value] : g.details) r.add(key, report::number(value));
+  if (g.order) r.add("order", report::visible(report::number(*g.order), Show::wide));
+  for (const auto& [key, value] : g.details)
+    r.add(key, report::visible(g.is_count(key) ? report::integer(static_cast<std::int64_t>(value))
+                                               : report::number(value),
+                               Show::wide));
+  if (auto summary = details_summary(g); !summary.empty())
+    r.add("details", report::visible(report::text(std::move(summary)), Show::compact));
   return r;
+}
+
+void details_last(report::Record& record) {
+  std::stable_partition(record.cells.begin(), record.cells.end(),
+                        [](const auto& cell) { return cell.first != "details"; });
+}
+
+std::vector<bool> recommended_rows(const std::vector<Guarantee>& rows, bool solve_delta) {
+  bool several = false;
+  for (const auto& g : rows) several = several || g.accountant != rows.front().accountant;
+  if (!several) return {};
+  std::vector<bool> use(rows.size(), false);
+  auto target = [&](const Guarantee& g) { return solve_delta ? g.epsilon : g.delta; };
+  auto computed = [&](const Guarantee& g) { return solve_delta ? g.delta : g.epsilon; };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].bound != BoundKind::upper) continue;
+    // The first sound row of its target that no other sound row beats.
+    bool best = true;
+    for (std::size_t j = 0; best && j < rows.size(); ++j) {
+      if (j == i || rows[j].bound != BoundKind::upper || target(rows[j]) != target(rows[i]))
+        continue;
+      best = j < i ? computed(rows[j]) > computed(rows[i]) : computed(rows[j]) >= computed(rows[i]);
+    }
+    use[i] = best;
+  }
+  return use;
+}
+
+void add_recommended(report::Record& row, bool recommended) {
+  row.add("recommended", report::visible(report::boolean(recommended), report::Show::data));
+  if (!recommended) return;
+  for (auto& [key, cell] : row.cells)
+    if (key == "accountant") cell.footnote = "smallest sound upper bound: use this row";
 }
 
 void collect_remarks(const Guarantee& g, report::Report& rep, std::ostream& err) {
@@ -79,6 +165,7 @@ report::Report event_table(const std::string& command, report::Record inputs, co
   rep.inputs = std::move(inputs);
   add_inputs(rep.inputs, choice);
   bool any = false;
+  std::vector<Guarantee> rows;
   for (const auto& a : account(event, choice, targets, solve_delta)) {
     if (a.unsupported) {
       rep.footnotes.push_back("warning: skipped " + *a.unsupported);
@@ -89,9 +176,12 @@ report::Report event_table(const std::string& command, report::Record inputs, co
     for (const auto& g : a.guarantees) {
       rep.results.push_back(guarantee_record(g, solve_delta));
       collect_remarks(g, rep, err);
+      rows.push_back(g);
     }
   }
   if (!any) throw UnsupportedEvent("no accountant supports this event");
+  const std::vector<bool> use = recommended_rows(rows, solve_delta);
+  for (std::size_t i = 0; i < use.size(); ++i) add_recommended(rep.results[i], use[i]);
   return rep;
 }
 

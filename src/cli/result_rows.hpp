@@ -14,8 +14,26 @@
 namespace dpb::cli {
 
 /// One result row from an accountant's guarantee. `solved_delta` says whether
-/// δ is the computed quantity (rounded up) or the target echoed back.
+/// δ is the computed quantity (rounded up) or the target echoed back. Every
+/// number the guarantee carries is a column of JSON, CSV and `--wide` text
+/// (counts as integers); compact text shows accountant, neighbouring, bound,
+/// δ, ε (a PLD interval as "[lower, upper]") and a short `details` cell.
 report::Record guarantee_record(const Guarantee& g, bool solved_delta);
+
+/// Moves the compact `details` cell of a row to its end (after columns a verb
+/// adds to a guarantee's row).
+void details_last(report::Record& record);
+
+/// Which of `rows` (answers of several accountants, one per accountant and
+/// target) to use: per target (δ when ε was computed, ε when δ was), the one
+/// with the smallest computed ε (or δ) among sound upper bounds (`bound:
+/// upper`, first on ties), never an approximation. Empty when the rows come
+/// from fewer than two accountants (nothing to choose).
+std::vector<bool> recommended_rows(const std::vector<Guarantee>& rows, bool solve_delta);
+
+/// Adds "recommended" (true or false; JSON and CSV) to a row, and in text a
+/// footnote marker on its accountant when true.
+void add_recommended(report::Record& row, bool recommended);
 
 /// Footnotes and stderr warnings a guarantee calls for (best order at the
 /// edge of the order set; notes), added once each.

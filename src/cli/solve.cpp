@@ -112,7 +112,7 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
 report::Record solved_record(const Solved& solved, Unknown unknown, double target_epsilon) {
   using report::Rounding;
   report::Record r = guarantee_record(solved.guarantee, /*solved_delta=*/false);
-  r.add("target_epsilon", report::number(target_epsilon));
+  r.add("target_epsilon", report::hoisted(report::number(target_epsilon)));
   const DpSgdRun& run = solved.run;
   switch (unknown) {
     case Unknown::noise_multiplier:
@@ -135,6 +135,7 @@ report::Record solved_record(const Solved& solved, Unknown unknown, double targe
     case Unknown::none:
       break;
   }
+  details_last(r);
   return r;
 }
 
@@ -188,6 +189,7 @@ Verb setup_solver_verb(CLI::App& app, const std::string& name, const std::string
   add_accountant_flags(*cmd, f->accountant);
   add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output);
+  add_wide_flag(*cmd, f->output);
   return {cmd, [f, name, unknown](std::ostream& out, std::ostream& err) {
             return run_solver(*f, name, unknown, out, err);
           }};

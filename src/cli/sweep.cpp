@@ -86,12 +86,16 @@ std::string describe(const Job& job) {
   return s;
 }
 
+/// The run's parameters, first in each row; in text, those that hold one
+/// value in every row move above the table.
 void add_run_columns(report::Record& r, const Job& job) {
+  const std::size_t first = r.cells.size();
   if (job.name) r.add("name", report::text(*job.name));
   if (job.spec)
     r.add("spec", report::json(job.spec_json));
   else
     add_inputs(r, job.run, job.unknown);
+  for (std::size_t i = first; i < r.cells.size(); ++i) r.cells[i].second.hoist = true;
 }
 
 std::vector<Row> compute(const Job& job, const Settings& s) {
@@ -104,24 +108,29 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
     // row; the first row of the job carries its reason (a warning), and a run
     // no accountant handles is an error.
     std::vector<std::string> skipped;
+    std::vector<Guarantee> guarantees;
     const auto accounted =
         account(*event, s.choice, job.deltas, /*solve_delta=*/false, describe(job));
-    for (const auto& a : accounted)
+    for (const auto& a : accounted) {
       if (a.unsupported) skipped.push_back(*a.unsupported);
+      guarantees.insert(guarantees.end(), a.guarantees.begin(), a.guarantees.end());
+    }
     if (skipped.size() == accounted.size())
       throw UnsupportedEvent(describe(job) + ": no accountant supports this run");
-    for (const auto& a : accounted)
-      for (const auto& g : a.guarantees) {
-        Row row;
-        add_run_columns(row.record, job);
-        for (auto& cell : guarantee_record(g, false).cells) row.record.cells.push_back(cell);
-        row.notes = g.notes;
-        if (rows.empty()) row.skipped = skipped;
-        if (budget)
-          if (auto why = over_budget(row.record, *budget, "budget"))
-            row.over = describe(job) + " " + *why;
-        rows.push_back(std::move(row));
-      }
+    const std::vector<bool> use = recommended_rows(guarantees, /*solve_delta=*/false);
+    for (std::size_t i = 0; i < guarantees.size(); ++i) {
+      const Guarantee& g = guarantees[i];
+      Row row;
+      add_run_columns(row.record, job);
+      for (auto& cell : guarantee_record(g, false).cells) row.record.cells.push_back(cell);
+      if (!use.empty()) add_recommended(row.record, use[i]);
+      row.notes = g.notes;
+      if (rows.empty()) row.skipped = skipped;
+      if (budget)
+        if (auto why = over_budget(row.record, *budget, "budget"))
+          row.over = describe(job) + " " + *why;
+      rows.push_back(std::move(row));
+    }
     return rows;
   }
   for (const auto& accountant : s.choice.names) {
@@ -136,9 +145,9 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
             row.record.cells.push_back(cell);
           row.notes = solved.guarantee.notes;
         } catch (const NoSolution& e) {
-          row.record.add("accountant", report::text(accountant));
-          row.record.add("delta", report::number(delta));
-          row.record.add("target_epsilon", report::number(target));
+          row.record.add("accountant", report::hoisted(report::text(accountant)));
+          row.record.add("delta", report::hoisted(report::number(delta)));
+          row.record.add("target_epsilon", report::hoisted(report::number(target)));
           row.record.add("error", report::text(std::string("no solution: ") + e.what()));
           row.no_solution = true;
         }
@@ -422,6 +431,7 @@ Verb setup_sweep(CLI::App& app) {
   add_accountant_flags(*cmd, f->accountant);
   add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output, /*allow_jsonl=*/true);
+  add_wide_flag(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_sweep(*f, out, err); }};
 }
 

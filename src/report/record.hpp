@@ -4,6 +4,7 @@
 // printed ε stays an upper bound and a printed largest q stays attainable.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -27,14 +28,32 @@ struct JsonText {
   std::string text;
 };
 
+/// Where a cell shows. Text output is for people: by default a compact table
+/// (`always` and `compact` cells); `--wide` (TextStyle::wide) restores every
+/// column (`always` and `wide` cells). JSON and CSV carry `always`, `wide`
+/// and `data` cells, never `compact` ones.
+enum class Show {
+  always,   ///< every format
+  wide,     ///< JSON, CSV and wide text; summarised by a `compact` cell
+  compact,  ///< compact text only (a summary of `wide` cells)
+  data,     ///< JSON and CSV only (text says it another way, e.g. a footnote marker)
+};
+
 struct Cell {
   std::variant<std::monostate, double, std::int64_t, std::string, std::vector<double>, Pairs,
-               JsonText>
+               JsonText, bool>
       value;
   Rounding rounding = Rounding::nearest;
   /// Text output marks the cell (`*`, `**`, ...) and prints this under the
   /// table once; JSON and CSV ignore it.
   std::string footnote = {};
+  Show show = Show::always;
+  /// Compact text shows a number as the interval "[lower, value]", `lower`
+  /// rounded down (and the value as its rounding says); elsewhere ignored.
+  std::optional<double> lower = {};
+  /// Text, several rows, not wide: when every row holds this column with the
+  /// same text, it is shown once in the block above the table instead.
+  bool hoist = false;
 };
 
 inline Cell number(double v, Rounding r = Rounding::nearest) { return Cell{v, r}; }
@@ -49,6 +68,15 @@ inline Cell with_footnote(Cell c, std::string note) {
 }
 inline Cell json(std::string compact) {
   return Cell{JsonText{std::move(compact)}, Rounding::nearest};
+}
+inline Cell boolean(bool v) { return Cell{v, Rounding::nearest}; }
+inline Cell visible(Cell c, Show show) {
+  c.show = show;
+  return c;
+}
+inline Cell hoisted(Cell c) {
+  c.hoist = true;
+  return c;
 }
 
 /// An ordered list of named cells: one row of a table, one JSON object.

@@ -44,48 +44,76 @@ Json to_json(const Cell& cell) {
       cell.value);
 }
 
+/// Whether a cell is part of JSON and CSV output (compact text summaries are not).
+bool in_data(const Cell& cell) { return cell.show != Show::compact; }
+
+/// Whether a cell is part of text output in `style`.
+bool in_text(const Cell& cell, const TextStyle& style) {
+  switch (cell.show) {
+    case Show::always:
+      return true;
+    case Show::wide:
+      return style.wide;
+    case Show::compact:
+      return !style.wide;
+    case Show::data:
+      return false;
+  }
+  return true;
+}
+
 Json to_json(const Record& record) {
   Json o = Json::object();
-  for (const auto& [key, cell] : record.cells) o[key] = to_json(cell);
+  for (const auto& [key, cell] : record.cells)
+    if (in_data(cell)) o[key] = to_json(cell);
   return o;
 }
 
+std::string show_number(double v, Rounding r, const TextStyle& style) {
+  return style.digits > 0 ? format_number(v, style.digits, r) : format_shortest(v);
+}
+
 std::string to_text(const Cell& cell, const TextStyle& style) {
+  if (cell.lower && !style.wide && std::holds_alternative<double>(cell.value)) {
+    std::string s(1, '[');
+    s += show_number(*cell.lower, Rounding::down, style);
+    s += ", ";
+    s += show_number(std::get<double>(cell.value), cell.rounding, style);
+    s += ']';
+    return s;
+  }
   return std::visit(
       [&](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::monostate>) {
           return "";
         } else if constexpr (std::is_same_v<T, double>) {
-          return style.digits > 0 ? format_number(v, style.digits, cell.rounding)
-                                  : format_shortest(v);
+          return show_number(v, cell.rounding, style);
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
           return std::to_string(v);
         } else if constexpr (std::is_same_v<T, std::string>) {
           return v;
         } else if constexpr (std::is_same_v<T, Pairs>) {
           // "(x,y) (x,y) ...": x is an input, shown to nearest; y as the cell says.
-          auto show = [&](double x, Rounding r) {
-            return style.digits > 0 ? format_number(x, style.digits, r) : format_shortest(x);
-          };
           std::string s;
           for (const auto& [x, y] : v) {
             if (!s.empty()) s += " ";
             s += '(';
-            s += show(x, Rounding::nearest);
+            s += show_number(x, Rounding::nearest, style);
             s += ',';
-            s += show(y, cell.rounding);
+            s += show_number(y, cell.rounding, style);
             s += ')';
           }
           return s;
         } else if constexpr (std::is_same_v<T, JsonText>) {
           return v.text;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
         } else {
           std::string s;
           for (double x : v) {
             if (!s.empty()) s += ",";
-            s += style.digits > 0 ? format_number(x, style.digits, cell.rounding)
-                                  : format_shortest(x);
+            s += show_number(x, cell.rounding, style);
           }
           return s;
         }
@@ -98,54 +126,81 @@ bool is_numeric(const Cell& cell) {
          std::holds_alternative<std::int64_t>(cell.value);
 }
 
-/// Column names: every key of every result, in order of first appearance.
-std::vector<std::string> columns_of(const std::vector<Record>& results) {
+/// Column names: every key of every result whose cell `keep`s, in order of
+/// first appearance.
+template <typename Keep>
+std::vector<std::string> columns_of(const std::vector<Record>& results, Keep keep) {
   std::vector<std::string> columns;
   for (const auto& r : results)
     for (const auto& [key, cell] : r.cells)
-      if (std::find(columns.begin(), columns.end(), key) == columns.end()) columns.push_back(key);
+      if (keep(cell) && std::find(columns.begin(), columns.end(), key) == columns.end())
+        columns.push_back(key);
   return columns;
 }
 
 void render_text(const Report& report, std::ostream& out, const TextStyle& style) {
-  std::size_t name_width = 0;
-  for (const auto& [key, cell] : report.inputs.cells) name_width = std::max(name_width, key.size());
-  for (const auto& [key, cell] : report.inputs.cells)
-    out << key << std::string(name_width - key.size() + 2, ' ') << to_text(cell, style) << '\n';
-  if (!report.inputs.cells.empty()) out << '\n';
-
-  const auto columns = columns_of(report.results);
+  const auto columns =
+      columns_of(report.results, [&](const Cell& cell) { return in_text(cell, style); });
+  auto cell_at = [&](std::size_t row, std::size_t column) -> const Cell* {
+    const Cell* cell = report.results[row].find(columns[column]);
+    return cell && in_text(*cell, style) ? cell : nullptr;
+  };
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<bool>> right;
-  std::vector<std::size_t> width(columns.size());
-  for (std::size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].size();
-  for (const auto& r : report.results) {
+  for (std::size_t i = 0; i < report.results.size(); ++i) {
     auto& row = rows.emplace_back();
     auto& align = right.emplace_back();
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      const Cell* cell = r.find(columns[c]);
+      const Cell* cell = cell_at(i, c);
       row.push_back(cell ? to_text(*cell, style) : "");
       align.push_back(cell && is_numeric(*cell));
-      width[c] = std::max(width[c], row.back().size());
     }
   }
   // Cells with a footnote get a marker (`*`, `**`, ...), one per distinct note.
   std::vector<std::string> marked;
   for (std::size_t i = 0; i < report.results.size(); ++i)
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      const Cell* cell = report.results[i].find(columns[c]);
+      const Cell* cell = cell_at(i, c);
       if (!cell || cell->footnote.empty()) continue;
       auto it = std::find(marked.begin(), marked.end(), cell->footnote);
       if (it == marked.end()) it = marked.insert(marked.end(), cell->footnote);
       rows[i][c] += std::string(static_cast<std::size_t>(it - marked.begin()) + 1, '*');
-      width[c] = std::max(width[c], rows[i][c].size());
     }
+  // A hoisted column that holds one value in every row moves above the table.
+  std::vector<bool> moved(columns.size(), false);
+  if (!style.wide && rows.size() > 1)
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      bool same = true;
+      for (std::size_t i = 0; same && i < rows.size(); ++i) {
+        const Cell* cell = cell_at(i, c);
+        same = cell && cell->hoist && rows[i][c] == rows[0][c];
+      }
+      moved[c] = same;
+    }
+
+  std::vector<std::pair<std::string, std::string>> block;
+  for (const auto& [key, cell] : report.inputs.cells)
+    if (in_text(cell, style)) block.emplace_back(key, to_text(cell, style));
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (moved[c]) block.emplace_back(columns[c], rows[0][c]);
+  std::size_t name_width = 0;
+  for (const auto& [key, value] : block) name_width = std::max(name_width, key.size());
+  for (const auto& [key, value] : block)
+    out << key << std::string(name_width - key.size() + 2, ' ') << value << '\n';
+  if (!block.empty()) out << '\n';
+
+  std::vector<std::size_t> width(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    width[c] = columns[c].size();
+    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  }
   auto line = [&](const std::vector<std::string>& cells, const std::vector<bool>& align) {
     std::string s;
     for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (moved[c]) continue;
       const std::string pad(width[c] - cells[c].size(), ' ');
+      if (!s.empty()) s += "  ";
       s += align[c] ? pad + cells[c] : cells[c] + pad;
-      if (c + 1 < cells.size()) s += "  ";
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
@@ -166,15 +221,16 @@ std::string csv_field(const std::string& s) {
 }
 
 void render_csv(const Report& report, std::ostream& out) {
-  const auto columns = columns_of(report.results);
+  const auto columns = columns_of(report.results, in_data);
   // CSV is for machines: every number is the exact double, as in JSON.
-  const TextStyle exact{0};
+  TextStyle exact{0};
+  exact.wide = true;
   for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << csv_field(columns[c]);
   out << '\n';
   for (const auto& r : report.results) {
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const Cell* cell = r.find(columns[c]);
-      out << (c ? "," : "") << (cell ? csv_field(to_text(*cell, exact)) : "");
+      out << (c ? "," : "") << (cell && in_data(*cell) ? csv_field(to_text(*cell, exact)) : "");
     }
     out << '\n';
   }

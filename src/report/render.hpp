@@ -11,6 +11,10 @@ enum class Format { text, json, jsonl, csv };
 struct TextStyle {
   int digits = 6;       ///< significant digits; 0 = the exact double (shortest round-trip form)
   bool colour = false;  ///< bold table header (ANSI); only for a terminal
+  /// Every column (Show::wide cells, not the compact summaries), none moved
+  /// above the table; default: the compact table (Show::compact cells) with
+  /// constant hoisted columns moved to the block above it.
+  bool wide = false;
 };
 
 /// Whether to colour output (after ninja's LinePrinter): only on a terminal,
@@ -18,8 +22,10 @@ struct TextStyle {
 /// `no_color` and `term` are the environment values, nullptr when unset.
 bool colour_wanted(bool is_terminal, const char* no_color, const char* term);
 
-/// Text: the inputs as `name  value` lines, a blank line, an aligned table
-/// with a header, then footnotes. CSV: a header row and the result columns.
+/// Text: the inputs as `name  value` lines (then, with several rows, each
+/// `hoist` column that holds one value in every row), a blank line, an
+/// aligned table with a header, then footnotes; compact or wide (TextStyle).
+/// CSV: a header row and the result columns (every cell but Show::compact).
 /// JSON: {"version", "command", "inputs", "results", "notes" (the footnotes,
 /// when there are any)}. JSON Lines: one result
 /// object per line. JSON numbers are the exact doubles (shortest round-trip

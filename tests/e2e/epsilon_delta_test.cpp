@@ -96,8 +96,12 @@ TEST_CASE("text output is an aligned table stating q and T") {
   REQUIRE(r.status == 0);
   CHECK(r.out.find("sampling_rate     0.01\n") != std::string::npos);
   CHECK(r.out.find("steps             10000\n") != std::string::npos);
-  const auto header = r.out.find("accountant  neighbouring  bound  delta  epsilon  order");
+  // Compact text: the constant accountant, relation and bound move above the
+  // table; the best order is in the details column.
+  CHECK(r.out.find("accountant        rdp\n") != std::string::npos);
+  const auto header = r.out.find("delta  epsilon  details\n");
   REQUIRE(header != std::string::npos);
+  CHECK(r.out.find("order 17\n") != std::string::npos);
   // ε = 1.0354900660362967 shown with 6 digits, rounded up: 1.03549 < ε, so 1.0355.
   CHECK(r.out.find("1.0355 ") != std::string::npos);
   CHECK(r.err.empty());
