@@ -16,7 +16,10 @@
 
 namespace dpb {
 
-enum class Neighbouring { add_remove, replace_one };
+/// Which datasets count as neighbours (dp_accounting's NeighboringRelation):
+/// one record added or removed; one record replaced by another; one record
+/// replaced by a special "null" record (Kairouz et al. 2021, Def. II.3).
+enum class Neighbouring { add_remove, replace_one, replace_special };
 std::string_view to_string(Neighbouring n);
 
 /// What kind of statement a result is: a sound upper bound on the privacy
@@ -62,6 +65,10 @@ std::string_view to_string(CompositionMethod m);
 
 /// Settings an accountant may read; each ignores what does not concern it.
 struct AccountantOptions {
+  /// The neighbouring relation asked for; nullopt = the one the events fix
+  /// (poisson_sampled: add/remove, sampled_without_replacement: replace-one),
+  /// add/remove when none does.
+  std::optional<Neighbouring> neighbouring;
   std::vector<double> orders;  ///< Rényi orders; empty = default_rdp_orders()
   RdpConversion conversion = RdpConversion::improved;
   /// Theorem used by the "composition" accountant.

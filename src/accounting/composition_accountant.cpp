@@ -75,6 +75,58 @@ struct StepPlanner {
       return Planned<Step>::refuse(refuse_sampled("composition", s, "a gaussian", e.kName));
     return Step{Step::Kind::laplace, e.scale};
   }
+  Planned<Step> operator()(const NoOpEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const NonPrivateEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const EpsilonDeltaEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const DiscreteLaplaceEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const DiscreteGaussianEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const RandomizedResponseEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const ZcdpEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const ExponentialMechanismEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const PermuteAndFlipEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
+  Planned<Step> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
+                                 " is not supported yet");
+  }
 };
 
 constexpr const char* kHeterogeneous =

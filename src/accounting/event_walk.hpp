@@ -135,6 +135,14 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
           plan.relations.add_remove = true;
           walk(*e.event, planner, accountant, Sampling{PoissonSampling{e.sampling_probability}},
                "poisson_sampled", count, plan);
+        } else if constexpr (std::is_same_v<T, SampledWithReplacementEvent>) {
+          // No accountant here has an analysis: a record can enter one batch
+          // several times, so its contribution (the sensitivity) is random
+          // and unbounded by the clipping norm.
+          plan.refusal = std::string(accountant) +
+                         ": sampled_with_replacement is not supported: a record can be drawn "
+                         "several times into one batch, and no analysis of that is implemented "
+                         "(use poisson_sampled or sampled_without_replacement)";
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
           if (sampler) return refuse_nested(sampler);
           plan.relations.replace_one = true;

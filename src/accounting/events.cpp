@@ -13,6 +13,23 @@ void require_event(const EventPtr& event) {
   if (!event) throw InvalidParameter("event", "missing");
 }
 
+void require_positive(double v, const char* field) {
+  if (!(v > 0) || !std::isfinite(v)) throw InvalidParameter(field, "must be a finite number > 0");
+}
+
+void require_non_negative(double v, const char* field) {
+  if (!(v >= 0) || !std::isfinite(v)) throw InvalidParameter(field, "must be a finite number >= 0");
+}
+
+void require_probability(double v, const char* field) {
+  if (!(v >= 0 && v <= 1)) throw InvalidParameter(field, "must be in [0, 1]");
+}
+
+template <typename Kind>
+EventPtr made(Kind&& e) {
+  return std::make_shared<const DpEvent>(std::forward<Kind>(e));
+}
+
 }  // namespace
 
 EventPtr make_event(GaussianEvent e) {
@@ -54,6 +71,114 @@ EventPtr make_event(SelfComposedEvent e) {
 EventPtr make_event(ComposedEvent e) {
   for (const auto& inner : e.events) require_event(inner);
   return std::make_shared<const DpEvent>(std::move(e));
+}
+
+EventPtr make_event(NoOpEvent e) { return made(std::move(e)); }
+
+EventPtr make_event(NonPrivateEvent e) { return made(std::move(e)); }
+
+EventPtr make_event(EpsilonDeltaEvent e) {
+  require_non_negative(e.epsilon, "epsilon");
+  require_probability(e.delta, "delta");
+  return made(std::move(e));
+}
+
+EventPtr make_event(DiscreteLaplaceEvent e) {
+  require_positive(e.noise_parameter, "noise_parameter");
+  if (e.sensitivity < 1) throw InvalidParameter("sensitivity", "must be an integer >= 1");
+  return made(std::move(e));
+}
+
+EventPtr make_event(DiscreteGaussianEvent e) {
+  require_positive(e.sigma, "sigma");
+  if (e.sensitivity < 1) throw InvalidParameter("sensitivity", "must be an integer >= 1");
+  if (e.dimension != 1)
+    throw InvalidParameter("dimension",
+                           "must be 1: only the univariate discrete Gaussian is analysed here");
+  return made(std::move(e));
+}
+
+EventPtr make_event(RandomizedResponseEvent e) {
+  require_probability(e.noise_parameter, "noise_parameter");
+  if (e.num_buckets < 1) throw InvalidParameter("num_buckets", "must be an integer >= 1");
+  return made(std::move(e));
+}
+
+EventPtr make_event(ZcdpEvent e) {
+  require_non_negative(e.rho, "rho");
+  require_non_negative(e.xi, "xi");
+  return made(std::move(e));
+}
+
+EventPtr make_event(ExponentialMechanismEvent e) {
+  require_non_negative(e.epsilon, "epsilon");
+  return made(std::move(e));
+}
+
+EventPtr make_event(PermuteAndFlipEvent e) {
+  require_non_negative(e.epsilon, "epsilon");
+  return made(std::move(e));
+}
+
+EventPtr make_event(MixtureOfGaussiansEvent e) {
+  require_positive(e.standard_deviation, "standard_deviation");
+  if (e.sensitivities.empty())
+    throw InvalidParameter("sensitivities", "must be a non-empty list of numbers >= 0");
+  if (e.sampling_probs.size() != e.sensitivities.size())
+    throw InvalidParameter("sampling_probs", "must have one probability per sensitivity (" +
+                                                 std::to_string(e.sensitivities.size()) + ")");
+  for (double c : e.sensitivities)
+    if (!(c >= 0) || !std::isfinite(c))
+      throw InvalidParameter("sensitivities", "every sensitivity must be a finite number >= 0");
+  double sum = 0;
+  for (double p : e.sampling_probs) {
+    if (!(p >= 0 && p <= 1))
+      throw InvalidParameter("sampling_probs", "every probability must be in [0, 1]");
+    sum += p;
+  }
+  if (!(std::abs(sum - 1) <= kProbabilitySumTolerance))
+    throw InvalidParameter("sampling_probs",
+                           "must sum to 1 (they sum to " + std::to_string(sum) + ")");
+  return made(std::move(e));
+}
+
+EventPtr make_event(SampledWithReplacementEvent e) {
+  if (e.source_dataset_size < 1)
+    throw InvalidParameter("source_dataset_size", "must be an integer >= 1");
+  if (e.sample_size < 0) throw InvalidParameter("sample_size", "must be an integer >= 0");
+  require_event(e.event);
+  return made(std::move(e));
+}
+
+EventPtr make_event(SingleEpochTreeAggregationEvent e) {
+  require_positive(e.noise_multiplier, "noise_multiplier");
+  if (e.step_counts.empty())
+    throw InvalidParameter("step_counts", "must be a number or a non-empty list of integers");
+  bool any = false;
+  for (std::int64_t t : e.step_counts) {
+    if (t < 0) throw InvalidParameter("step_counts", "every step count must be an integer >= 0");
+    any = any || t > 0;
+  }
+  if (!any) throw InvalidParameter("step_counts", "at least one tree must have a step");
+  return made(std::move(e));
+}
+
+EventPtr make_event(RepeatAndSelectEvent e) {
+  require_event(e.event);
+  if (!(e.mean >= 1) || !std::isfinite(e.mean))
+    throw InvalidParameter("mean", "must be a finite number >= 1");
+  if (!(e.shape >= 0))
+    throw InvalidParameter("shape", "must be a number >= 0 or \"inf\" (Poisson)");
+  return made(std::move(e));
+}
+
+EventPtr make_event(TruncatedSubsampledGaussianEvent e) {
+  if (e.dataset_size < 1) throw InvalidParameter("dataset_size", "must be an integer >= 1");
+  require_probability(e.sampling_probability, "sampling_probability");
+  if (e.truncated_batch_size < 0)
+    throw InvalidParameter("truncated_batch_size", "must be an integer >= 0");
+  require_positive(e.noise_multiplier, "noise_multiplier");
+  return made(std::move(e));
 }
 
 EventPtr make_gaussian(double noise_multiplier) {

@@ -39,6 +39,58 @@ struct GdpPlanner {
     return Planned<GdpTerm>::refuse(
         "gdp: laplace is not supported (no exact mu-GDP characterisation)");
   }
+  Planned<GdpTerm> operator()(const NoOpEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const NonPrivateEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const EpsilonDeltaEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const DiscreteLaplaceEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const DiscreteGaussianEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const RandomizedResponseEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const ZcdpEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const ExponentialMechanismEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const PermuteAndFlipEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<GdpTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
 };
 
 constexpr const char* kMixedRelations =

@@ -38,6 +38,58 @@ struct PldPlanner {
   Planned<PldTerm> operator()(const LaplaceEvent& e, const Sampling& s) const {
     return base(pld::Mechanism::Kind::laplace, e.scale, s);
   }
+  Planned<PldTerm> operator()(const NoOpEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const NonPrivateEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const EpsilonDeltaEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const DiscreteLaplaceEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const DiscreteGaussianEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const RandomizedResponseEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const ZcdpEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const ExponentialMechanismEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const PermuteAndFlipEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<PldTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+    return Planned<PldTerm>::refuse(std::string("pld: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
 };
 
 Plan<PldTerm> pld_plan(const DpEvent& event) {

@@ -44,6 +44,58 @@ struct RdpPlanner {
       return Planned<RdpTerm>::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName));
     return RdpTerm{RdpTerm::Kind::laplace, e.scale};
   }
+  Planned<RdpTerm> operator()(const NoOpEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const NonPrivateEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const EpsilonDeltaEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const DiscreteLaplaceEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const DiscreteGaussianEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const RandomizedResponseEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const ZcdpEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const ExponentialMechanismEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const PermuteAndFlipEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
+  Planned<RdpTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
+                                    " is not supported yet");
+  }
 };
 
 Plan<RdpTerm> rdp_plan(const DpEvent& event) {

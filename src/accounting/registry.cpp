@@ -9,7 +9,15 @@
 namespace dpb {
 
 std::string_view to_string(Neighbouring n) {
-  return n == Neighbouring::add_remove ? "add_remove" : "replace_one";
+  switch (n) {
+    case Neighbouring::add_remove:
+      return "add_remove";
+    case Neighbouring::replace_one:
+      return "replace_one";
+    case Neighbouring::replace_special:
+      return "replace_special";
+  }
+  return "add_remove";
 }
 
 std::string_view to_string(BoundKind b) { return b == BoundKind::upper ? "upper" : "approximate"; }

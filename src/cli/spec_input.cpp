@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -69,41 +70,66 @@ std::string type_name(const Json& v) {
   return "an object";
 }
 
-/// The members of an event's body: every key must be one of `allowed`, and
-/// every allowed key must be there.
-void check_keys(const Json& body, const std::string& path,
-                const std::vector<std::string_view>& allowed) {
+/// How one field may appear in a body: its key, a second accepted key, and
+/// whether it may be left out.
+struct KeyRule {
+  std::string_view name;
+  std::string_view alias;
+  bool optional;
+};
+
+/// The members of an event's body: every key must be allowed, every
+/// non-optional field must be there (under its name or its alias, not both).
+/// `extra` are further keys allowed and ignored (dp_accounting's module_name
+/// and class_name).
+void check_keys(const Json& body, const std::string& path, const std::vector<KeyRule>& rules,
+                const std::vector<std::string_view>& extra = {}) {
   std::string list;
-  for (auto k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
+  for (const auto& r : rules) list += (list.empty() ? "" : ", ") + std::string(r.name);
+  if (rules.empty()) list = "no fields";
   if (!body.is_object())
     throw SpecError(path, "must be an object with " + list + ", got " + type_name(body));
   for (const auto& [key, value] : body.items()) {
     bool known = false;
-    for (auto k : allowed) known = known || key == k;
+    for (const auto& r : rules)
+      known = known || key == r.name || (!r.alias.empty() && key == r.alias);
+    for (auto k : extra) known = known || key == k;
     if (!known)
       throw SpecError(path + "/" + pointer_token(key), "unknown key (allowed: " + list + ")");
   }
-  for (auto k : allowed)
-    if (!body.contains(std::string(k))) throw SpecError(path + "/" + std::string(k), "missing");
+  for (const auto& r : rules) {
+    const bool has_name = body.contains(std::string(r.name));
+    const bool has_alias = !r.alias.empty() && body.contains(std::string(r.alias));
+    if (has_name && has_alias)
+      throw SpecError(path + "/" + std::string(r.alias),
+                      "give " + std::string(r.name) + " or " + std::string(r.alias) + ", not both");
+    if (!has_name && !has_alias && !r.optional)
+      throw SpecError(path + "/" + std::string(r.name), "missing");
+  }
 }
 
-double real_at(const Json& body, const std::string& path, std::string_view name) {
-  const std::string key(name);
-  const Json& v = body.at(key);
-  if (!v.is_number()) throw SpecError(path + "/" + key, "must be a number, got " + type_name(v));
-  return v.get<double>();
+/// The key under which field `f` appears in `body` (its name or its alias),
+/// or "" when it is absent.
+template <typename Field>
+std::string key_in(const Json& body, const Field& f) {
+  if (body.contains(std::string(f.name))) return std::string(f.name);
+  if (!f.alias.empty() && body.contains(std::string(f.alias))) return std::string(f.alias);
+  return "";
 }
 
-std::int64_t integer_at(const Json& body, const std::string& path, std::string_view name,
-                        std::int64_t min) {
-  const std::string key(name);
-  const Json& v = body.at(key);
+/// An integer >= min (and at most 2^53) at JSON pointer `pointer`.
+std::int64_t integer_value(const Json& v, const std::string& pointer, std::int64_t min) {
   const std::string what = "must be an integer >= " + std::to_string(min);
-  if (!v.is_number()) throw SpecError(path + "/" + key, what + ", got " + type_name(v));
+  if (!v.is_number()) throw SpecError(pointer, what + ", got " + type_name(v));
   const double d = v.get<double>();
   if (!(d >= static_cast<double>(min) && d <= 9007199254740992.0) || d != std::floor(d))
-    throw SpecError(path + "/" + key, what + " (and at most 2^53)");
+    throw SpecError(pointer, what + " (and at most 2^53)");
   return v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(d);
+}
+
+std::int64_t integer_at(const Json& body, const std::string& path, const std::string& key,
+                        std::int64_t min) {
+  return integer_value(body.at(key), path + "/" + key, min);
 }
 
 /// Runs an event factory; its InvalidParameter names the field at fault.
@@ -121,6 +147,8 @@ EventPtr made(const std::string& path, Make make) {
 
 template <typename Kind>
 EventPtr parse_kind(const Json& body, const std::string& at, int depth);
+template <typename Kind>
+EventPtr parse_class_form(const Json& value, const std::string& path, int depth);
 
 EventPtr parse_event(const Json& value, const std::string& path, int depth) {
   if (depth > kMaxSpecDepth)
@@ -131,6 +159,21 @@ EventPtr parse_event(const Json& value, const std::string& path, int depth) {
                               "), got " + type_name(value));
   if (value.empty())
     throw SpecError(path, "empty object: expected one event name (" + event_names() + ")");
+  if (value.contains("class_name")) {
+    const Json& cls = value.at("class_name");
+    if (!cls.is_string())
+      throw SpecError(path + "/class_name", "must be a string, got " + type_name(cls));
+    const auto class_name = cls.get<std::string>();
+    EventPtr event;
+    for_each_event_kind([&]<typename Kind>() {
+      if (!event && class_name == Kind::kClassName)
+        event = parse_class_form<Kind>(value, path, depth);
+    });
+    if (!event)
+      throw SpecError(path + "/class_name",
+                      "unknown dp_accounting class '" + printable(class_name) + "'");
+    return event;
+  }
   if (value.size() > 1) {
     auto it = value.begin();
     const std::string first = printable(it.key());
@@ -150,22 +193,84 @@ EventPtr parse_event(const Json& value, const std::string& path, int depth) {
   return event;
 }
 
-/// Reads one field of `Kind` from its body (fields() of events.hpp).
+/// Reads one field of `Kind` from its body (fields() of events.hpp); `key` is
+/// where it is (name or alias).
 template <typename Kind>
-void read_field(const Json& body, const std::string& at, int /*depth*/, Kind& kind,
-                const EventField<Kind, double>& f) {
-  kind.*f.member = real_at(body, at, f.name);
+void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
+                Kind& kind, const EventField<Kind, double>& f) {
+  const Json& v = body.at(key);
+  if (f.infinity_word && v.is_string()) {
+    const auto word = v.get<std::string>();
+    if (word != "inf" && word != "Infinity")
+      throw SpecError(at + "/" + key,
+                      "must be a number or \"inf\", got the string '" + printable(word) + "'");
+    kind.*f.member = std::numeric_limits<double>::infinity();
+    return;
+  }
+  if (!v.is_number())
+    throw SpecError(at + "/" + key, std::string(f.infinity_word ? "must be a number or \"inf\""
+                                                                : "must be a number") +
+                                        ", got " + type_name(v));
+  kind.*f.member = v.get<double>();
 }
 template <typename Kind>
-void read_field(const Json& body, const std::string& at, int /*depth*/, Kind& kind,
-                const EventField<Kind, std::int64_t>& f) {
-  kind.*f.member = integer_at(body, at, f.name, f.min);
+void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
+                Kind& kind, const EventField<Kind, std::int64_t>& f) {
+  kind.*f.member = integer_at(body, at, key, f.min);
 }
 template <typename Kind>
-void read_field(const Json& body, const std::string& at, int depth, Kind& kind,
-                const EventField<Kind, EventPtr>& f) {
-  const std::string key(f.name);
+void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
+                Kind& kind, const EventField<Kind, std::vector<double>>& f) {
+  const Json& v = body.at(key);
+  if (!v.is_array() || v.empty())
+    throw SpecError(at + "/" + key,
+                    "must be a non-empty array of numbers, got " +
+                        (v.is_array() ? std::string("an empty array") : type_name(v)));
+  auto& out = kind.*f.member;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number())
+      throw SpecError(at + "/" + key + "/" + std::to_string(i),
+                      "must be a number, got " + type_name(v[i]));
+    out.push_back(v[i].get<double>());
+  }
+}
+template <typename Kind>
+void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
+                Kind& kind, const EventField<Kind, std::vector<std::int64_t>>& f) {
+  const Json& v = body.at(key);
+  auto& out = kind.*f.member;
+  if (v.is_number()) {
+    out.push_back(integer_at(body, at, key, f.min));
+    return;
+  }
+  if (!v.is_array() || v.empty())
+    throw SpecError(at + "/" + key,
+                    "must be an integer or a non-empty array of integers, got " +
+                        (v.is_array() ? std::string("an empty array") : type_name(v)));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.push_back(integer_value(v[i], at + "/" + key + "/" + std::to_string(i), f.min));
+}
+template <typename Kind>
+void read_field(const Json& body, const std::string& at, const std::string& key, int depth,
+                Kind& kind, const EventField<Kind, EventPtr>& f) {
   kind.*f.member = parse_event(body.at(key), at + "/" + key, depth + 1);
+}
+
+/// The fields of `body` into a Kind; `extra` keys are allowed and ignored.
+template <typename Kind>
+void read_fields(const Json& body, const std::string& at, int depth, Kind& kind,
+                 const std::vector<std::string_view>& extra) {
+  std::apply(
+      [&](const auto&... field) {
+        check_keys(body, at, {KeyRule{field.name, field.alias, field.optional}...}, extra);
+        auto one = [&](const auto& f) {
+          const std::string key = key_in(body, f);
+          if (!key.empty()) read_field(body, at, key, depth, kind, f);
+        };
+        (void)one;  // kinds without fields (no_op) never call it
+        (one(field), ...);
+      },
+      Kind::fields());
 }
 
 template <typename Kind>
@@ -180,14 +285,34 @@ EventPtr parse_kind(const Json& body, const std::string& at, int depth) {
     for (std::size_t i = 0; i < body.size(); ++i)
       events.push_back(parse_event(body[i], at + "/" + std::to_string(i), depth + 1));
   } else {
-    std::apply(
-        [&](const auto&... field) {
-          check_keys(body, at, {field.name...});
-          (read_field(body, at, depth, kind, field), ...);
-        },
-        Kind::fields());
+    read_fields(body, at, depth, kind, {});
   }
   return made(at, [&] { return make_event(std::move(kind)); });
+}
+
+/// dp_accounting's own serialised form (DpEvent.to_named_tuple() turned into
+/// dicts): {"module_name": ..., "class_name": "GaussianDpEvent", <fields>}.
+/// The fields sit beside class_name; composed's list is its "events" field.
+template <typename Kind>
+EventPtr parse_class_form(const Json& value, const std::string& path, int depth) {
+  Kind kind{};
+  const std::vector<std::string_view> extra{"class_name", "module_name"};
+  if constexpr (kListBody<Kind>) {
+    const auto field = std::get<0>(Kind::fields());
+    check_keys(value, path, {KeyRule{field.name, {}, false}}, extra);
+    const std::string key(field.name);
+    const Json& list = value.at(key);
+    if (!list.is_array() || list.empty())
+      throw SpecError(path + "/" + key,
+                      "must be a non-empty array of events, got " +
+                          (list.is_array() ? std::string("an empty array") : type_name(list)));
+    auto& events = kind.*field.member;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      events.push_back(parse_event(list[i], path + "/" + key + "/" + std::to_string(i), depth + 1));
+  } else {
+    read_fields(value, path, depth, kind, extra);
+  }
+  return made(path, [&] { return make_event(std::move(kind)); });
 }
 
 }  // namespace
@@ -250,6 +375,8 @@ void write_field(Json& body, const Kind& kind, const EventField<Kind, Member>& f
   const auto& value = kind.*f.member;
   if constexpr (std::is_same_v<Member, EventPtr>)
     body[std::string(f.name)] = event_to_json(*value);
+  else if constexpr (std::is_same_v<Member, double>)
+    body[std::string(f.name)] = (f.infinity_word && std::isinf(value)) ? Json("inf") : Json(value);
   else
     body[std::string(f.name)] = value;
 }
