@@ -216,6 +216,11 @@ void read_field(const Json& body, const std::string& at, const std::string& key,
 template <typename Kind>
 void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
                 Kind& kind, const EventField<Kind, std::int64_t>& f) {
+  if (f.optional && body.at(key).is_null())
+    throw SpecError(at + "/" + key,
+                    "must be an integer >= " + std::to_string(f.min) +
+                        ", got null (an unknown value is not accepted; leave the key out for "
+                        "the default)");
   kind.*f.member = integer_at(body, at, key, f.min);
 }
 template <typename Kind>
