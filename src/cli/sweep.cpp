@@ -428,7 +428,8 @@ Verb setup_sweep(CLI::App& app) {
       "--input", f->input,
       "JSON Lines file of configurations ('-' for stdin), keys as the flags: " + keys +
           "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
-          "spec (an event as in a --spec file) instead of the DP-SGD keys; not with the "
+          "spec (an event as in a --spec file) instead of the DP-SGD keys, with it "
+          "neighbouring (add-remove|replace-one|replace-special, as epsilon's); not with the "
           "run flags"));
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2)");
