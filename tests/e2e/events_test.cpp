@@ -91,7 +91,14 @@ TEST_CASE("README: the kinds and support tables are `dpbudget events` output") {
 TEST_CASE("events: every kind once, with fields; text cells are the JSON answers") {
   const Json results = kinds();
   std::set<std::string> names;
-  for (const auto& k : results) names.insert(k["kind"].get<std::string>());
+  const std::set<std::string> documented = {"kind",   "class_name", "meaning", "wrapper",
+                                            "fields", "example",    "support", "inside"};
+  for (const auto& k : results) {
+    names.insert(k["kind"].get<std::string>());
+    std::set<std::string> keys;
+    for (const auto& item : k.items()) keys.insert(item.key());
+    CHECK(keys == documented);  // README "Spec files" lists them
+  }
   CHECK(names.size() == results.size());
   CHECK(results.size() == 20);  // dp_accounting 0.6's kinds, as events.hpp has them
   for (const char* kind : {"gaussian",
@@ -218,15 +225,15 @@ TEST_CASE("events: bad flags are one-line usage errors") {
   CHECK(r.err.find("--format") != std::string::npos);
 }
 
-TEST_CASE("README: every spec example in 'Spec files' reads (--print-spec), and the Python one "
-          "is the snake-case ledger it builds") {
+TEST_CASE(
+    "README: every spec example in 'Spec files' reads (--print-spec), and the Python one "
+    "is the snake-case ledger it builds") {
   const std::string readme = slurp(DPBUDGET_README);
   const auto start = readme.find("## Spec files");
   const auto end = readme.find("\n## ", start + 1);
   REQUIRE(start != std::string::npos);
   std::vector<Json> specs;
-  for (auto at = readme.find("```json\n", start); at < end;
-       at = readme.find("```json\n", at + 1)) {
+  for (auto at = readme.find("```json\n", start); at < end; at = readme.find("```json\n", at + 1)) {
     const auto close = readme.find("```\n", at + 8);
     const std::string text = readme.substr(at + 8, close - at - 8);
     const auto r = run_dpbudget({"epsilon", "--spec", "-", "--print-spec"}, text);
