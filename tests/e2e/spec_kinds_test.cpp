@@ -157,6 +157,13 @@ TEST_CASE("--neighbouring: only with --spec, one of three words, named in every 
   CHECK(bad.err ==
         "dpbudget: error: --neighbouring: must be one of add-remove, replace-one, "
         "replace-special, got 'replace_one'\n");
+  // dp_accounting's American spelling is suggested the flag.
+  const auto spelt = run_dpbudget(
+      {"epsilon", "--spec", "-", "--delta", "1e-5", "--neighboring", "replace-one"}, kGaussian);
+  CHECK(spelt.status == 2);
+  CHECK(spelt.err ==
+        "dpbudget: error: unknown flag --neighboring for 'epsilon'; did you mean "
+        "--neighbouring?\n");
   // Given and answered: every row says the relation asked for (whichever
   // accountants answer; those that refuse are skipped with a warning).
   const auto ok = run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5", "--neighbouring",
