@@ -96,6 +96,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
            setup_gdp,
            setup_tradeoff,
            setup_plot,
+           setup_events,
        }) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);

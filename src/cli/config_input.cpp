@@ -10,6 +10,7 @@
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
 #include "cli/spec_input.hpp"
+#include "cli/spec_verb.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -37,7 +38,7 @@ const RunParameter* run_parameter_keyed(const std::string& key) {
 std::string allowed_keys() {
   std::string keys = "name";
   for (const auto& p : kRunParameters) keys += ", " + std::string(p.key);
-  return keys + ", delta, epsilon, spec";
+  return keys + ", delta, epsilon, spec, neighbouring";
 }
 
 ConfigLine parse_line(const std::string& text, std::size_t line) {
@@ -73,6 +74,14 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
         throw LineError{std::string("spec: ") + e.what()};
       }
       c.spec_json = event_to_json(*c.spec).dump();
+    } else if (key == "neighbouring") {
+      try {
+        c.neighbouring = parse_choice("neighbouring",
+                                      value.is_string() ? value.get<std::string>() : value.dump(),
+                                      kNeighbouringChoices);
+      } catch (const UsageError& e) {
+        throw LineError{e.what()};
+      }
     } else if (key == "delta") {
       c.delta = real_value(obj, "delta", kOpenUnit);
     } else if (key == "epsilon") {
@@ -82,6 +91,10 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     }
   }
   if (c.spec && any_run_key) throw LineError{"spec: give either spec or the DP-SGD keys, not both"};
+  if (c.neighbouring && !c.spec)
+    throw LineError{
+        "neighbouring: only with spec (the DP-SGD keys' sampling fixes the relation: poisson "
+        "add-remove, without-replacement replace-one)"};
   try {
     c.values = values_of(run, Naming::keys);
   } catch (const UsageError& e) {

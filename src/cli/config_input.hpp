@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/accountant.hpp"
 #include "accounting/events.hpp"
 #include "cli/run_parameters.hpp"
 
@@ -39,6 +40,9 @@ struct ConfigLine {
   /// keys, and its compact JSON.
   EventPtr spec;
   std::string spec_json;
+  /// `"neighbouring": "replace-one"` (with a spec only): the relation asked
+  /// for, as --neighbouring.
+  std::optional<Neighbouring> neighbouring;
 };
 
 struct InputError {

@@ -10,12 +10,14 @@ namespace dpb::cli {
 
 int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
                    std::ostream& err) {
+  const auto neighbouring = neighbouring_of(f.spec);
   if (f.spec.print) {
     print_spec(f.spec, f.run, out);
     return kOk;
   }
   RunEvent run = load_run(f.spec, f.run);
-  const AccountantChoice choice = resolve(f.accountant);
+  AccountantChoice choice = resolve(f.accountant);
+  choice.options.neighbouring = neighbouring;
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);
   const char* targets_flag = solve_delta ? "--epsilon" : "--delta";

@@ -45,6 +45,19 @@ std::string details_summary(const Guarantee& g) {
   return s;
 }
 
+/// A guarantee stated under another relation than the one asked for
+/// (--neighbouring) is no answer: it is refused, never shown as if it held.
+std::optional<std::string> other_relation(const DpEvent& event,
+                                          const std::vector<Guarantee>& guarantees,
+                                          std::optional<Neighbouring> asked) {
+  for (const auto& g : guarantees)
+    if (asked && g.neighbouring != *asked)
+      return g.accountant + ": " + event_name(event) + " has no analysis under " +
+             std::string(to_string(*asked)) + " neighbouring here (only " +
+             std::string(to_string(g.neighbouring)) + ")";
+  return std::nullopt;
+}
+
 }  // namespace
 
 report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
@@ -142,15 +155,19 @@ std::vector<AccountantGuarantees> account(const DpEvent& event, const Accountant
   for (const auto& name : choice.names) {
     AccountantGuarantees a{name, std::nullopt, {}};
     auto accountant = make_accountant(name, choice.options);
-    if (auto why = accountant->unsupported_reason(event)) {
-      if (choice.names.size() == 1)
-        throw UnsupportedEvent(what.empty() ? *why : what + ": " + *why);
-      a.unsupported = *why;
-    } else {
+    std::optional<std::string> why = accountant->unsupported_reason(event);
+    if (!why) {
       accountant->compose(event);
       for (double target : targets)
         a.guarantees.push_back(solve_delta ? accountant->delta(target)
                                            : accountant->epsilon(target));
+      why = other_relation(event, a.guarantees, choice.options.neighbouring);
+    }
+    if (why) {
+      if (choice.names.size() == 1)
+        throw UnsupportedEvent(what.empty() ? *why : what + ": " + *why);
+      a.unsupported = *why;
+      a.guarantees.clear();
     }
     out.push_back(std::move(a));
   }

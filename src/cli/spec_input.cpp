@@ -193,11 +193,24 @@ EventPtr parse_event(const Json& value, const std::string& path, int depth) {
   return event;
 }
 
+/// An optional field written as null: dp_accounting's None for a field it
+/// may leave unknown (DiscreteGaussianDpEvent's dimension). Unknown is not
+/// the default here (dimension None is not univariate), so it is refused
+/// with what to write instead.
+template <typename Field>
+void refuse_null(const Json& body, const std::string& at, const std::string& key, const Field& f) {
+  if (f.optional && body.at(key).is_null())
+    throw SpecError(at + "/" + key,
+                    "null (dp_accounting's None: unknown) is not analysed here; give a value (" +
+                        std::string(f.meaning) + ")");
+}
+
 /// Reads one field of `Kind` from its body (fields() of events.hpp); `key` is
 /// where it is (name or alias).
 template <typename Kind>
 void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
                 Kind& kind, const EventField<Kind, double>& f) {
+  refuse_null(body, at, key, f);
   const Json& v = body.at(key);
   if (f.infinity_word && v.is_string()) {
     const auto word = v.get<std::string>();
@@ -216,11 +229,7 @@ void read_field(const Json& body, const std::string& at, const std::string& key,
 template <typename Kind>
 void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
                 Kind& kind, const EventField<Kind, std::int64_t>& f) {
-  if (f.optional && body.at(key).is_null())
-    throw SpecError(at + "/" + key,
-                    "must be an integer >= " + std::to_string(f.min) +
-                        ", got null (an unknown value is not accepted; leave the key out for "
-                        "the default)");
+  refuse_null(body, at, key, f);
   kind.*f.member = integer_at(body, at, key, f.min);
 }
 template <typename Kind>

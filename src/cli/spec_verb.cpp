@@ -16,11 +16,25 @@ void require_no_run_flags(const DpSgdFlags& f) {
 void add_spec_flags(CLI::App& app, SpecFlags& f) {
   record_file(
       app.add_option("--spec", f.file,
-                     "JSON file ('-' for stdin) describing a composition of events (gaussian, "
-                     "laplace, poisson_sampled, sampled_without_replacement, self_composed, "
-                     "composed) instead of the DP-SGD flags"));
+                     "JSON file ('-' for stdin) describing a composition of events (every "
+                     "kind of dp_accounting, listed by 'dpbudget events') instead of the DP-SGD "
+                     "flags"));
+  add_choice_option(app, "--neighbouring", f.neighbouring, kNeighbouringChoices,
+                    "with --spec: which datasets are neighbours: add-remove (one record added "
+                    "or removed) | replace-one (one replaced by another) | replace-special (one "
+                    "replaced by a null record); default: the relation the spec's sampling fixes");
   app.add_flag("--print-spec", f.print,
                "print the spec JSON of the DP-SGD flags given (or of --spec) and exit");
+}
+
+std::optional<Neighbouring> neighbouring_of(const SpecFlags& f) {
+  if (f.neighbouring.empty()) return std::nullopt;
+  const Neighbouring n = parse_choice("--neighbouring", f.neighbouring, kNeighbouringChoices);
+  if (f.file.empty())
+    throw UsageError(
+        "--neighbouring: only with --spec (without it the DP-SGD flags' --sampling fixes the "
+        "relation: poisson add-remove, without-replacement replace-one)");
+  return n;
 }
 
 void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out) {

@@ -3,21 +3,40 @@
 // composition (epsilon, delta): the event comes from a spec file instead of
 // the DP-SGD flags, or the flags' event is printed as a spec to start from.
 #include <CLI/CLI.hpp>
+#include <array>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "accounting/accountant.hpp"
+#include "cli/choices.hpp"
 #include "cli/run_parameters.hpp"
 #include "report/record.hpp"
 
 namespace dpb::cli {
 
+/// --neighbouring (and the "neighbouring" key of sweep --input lines with a
+/// spec): which datasets count as neighbours, dp_accounting's
+/// NeighboringRelation.
+inline constexpr std::array<Choice<Neighbouring>, 3> kNeighbouringChoices{{
+    {"add-remove", Neighbouring::add_remove},
+    {"replace-one", Neighbouring::replace_one},
+    {"replace-special", Neighbouring::replace_special},
+}};
+
 struct SpecFlags {
   std::string file;  ///< --spec; empty = the DP-SGD flags describe the run
   bool print = false;
+  std::string neighbouring;  ///< --neighbouring; empty = the relation the events fix
 };
 
 void add_spec_flags(CLI::App& app, SpecFlags& flags);
+
+/// The relation --neighbouring asks for (nullopt when not given). Given
+/// without --spec it is a UsageError naming both: the DP-SGD flags' --sampling
+/// fixes the relation.
+std::optional<Neighbouring> neighbouring_of(const SpecFlags& flags);
 
 /// --print-spec: writes the spec JSON of --spec (normalised) or of the DP-SGD
 /// flags to `out`, computing nothing.

@@ -58,6 +58,7 @@ struct Job {
   std::vector<double> epsilons;  ///< targets when solving, else budgets
   EventPtr spec;                 ///< an --input line's "spec", instead of `run`
   std::string spec_json;
+  std::optional<Neighbouring> neighbouring;  ///< the line's "neighbouring" (with a spec)
 };
 
 struct Row {
@@ -109,8 +110,10 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
     // no accountant handles is an error.
     std::vector<std::string> skipped;
     std::vector<Guarantee> guarantees;
+    AccountantChoice choice = s.choice;
+    if (job.neighbouring) choice.options.neighbouring = job.neighbouring;
     const auto accounted =
-        account(*event, s.choice, job.deltas, /*solve_delta=*/false, describe(job));
+        account(*event, choice, job.deltas, /*solve_delta=*/false, describe(job));
     for (const auto& a : accounted) {
       if (a.unsupported) skipped.push_back(*a.unsupported);
       guarantees.insert(guarantees.end(), a.guarantees.begin(), a.guarantees.end());
@@ -203,6 +206,7 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
       }
       job.spec = c.spec;
       job.spec_json = c.spec_json;
+      job.neighbouring = c.neighbouring;
       job.deltas = c.delta ? std::vector<double>{*c.delta} : deltas;
       job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : epsilons;
       if (job.deltas.empty()) {
@@ -424,7 +428,8 @@ Verb setup_sweep(CLI::App& app) {
       "--input", f->input,
       "JSON Lines file of configurations ('-' for stdin), keys as the flags: " + keys +
           "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
-          "spec (an event as in a --spec file) instead of the DP-SGD keys; not with the "
+          "spec (an event as in a --spec file) instead of the DP-SGD keys, with it "
+          "neighbouring (add-remove|replace-one|replace-special, as epsilon's); not with the "
           "run flags"));
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2)");

@@ -29,5 +29,6 @@ Verb setup_laplace(CLI::App& app);
 Verb setup_gdp(CLI::App& app);
 Verb setup_tradeoff(CLI::App& app);
 Verb setup_plot(CLI::App& app);
+Verb setup_events(CLI::App& app);
 
 }  // namespace dpb::cli

@@ -4,7 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "accounting/event_examples.hpp"
 
 using namespace dpb;
 using namespace dpb::cli;
@@ -134,4 +139,71 @@ TEST_CASE("specs over the size limit are refused") {
   std::string big = R"({"laplace": {"scale": 1}})";
   big += std::string(kMaxSpecBytes, ' ');
   CHECK(error_of(big) == "(top level): larger than 16 MiB (the limit)");
+}
+
+TEST_CASE("every kind's example event: JSON -> event -> JSON is the identity") {
+  for_each_event_kind([]<typename Kind>() {
+    const EventPtr example = example_event<Kind>();
+    const std::string json = event_to_json(*example).dump();
+    CAPTURE(json);
+    const Spec back = parse_spec(json);
+    CHECK(back.json == json);
+    CHECK(back.event->index() == example->index());
+  });
+}
+
+TEST_CASE("dp_accounting's class_name form reads as the same events as the snake-case form") {
+  // A nested ledger as DpEvent.to_named_tuple() turned into dicts gives it:
+  // module_name beside every class_name, fields in dp_accounting's order.
+  const std::string python = R"({"module_name": "dp_accounting.dp_event",
+    "class_name": "ComposedDpEvent", "events": [
+    {"module_name": "dp_accounting.dp_event", "class_name": "SelfComposedDpEvent",
+     "event": {"module_name": "dp_accounting.dp_event", "class_name": "PoissonSampledDpEvent",
+       "sampling_probability": 0.01,
+       "event": {"module_name": "dp_accounting.dp_event", "class_name": "GaussianDpEvent",
+         "noise_multiplier": 1.1}},
+     "count": 1000},
+    {"class_name": "ComposedDpEvent", "events": [
+      {"class_name": "LaplaceDpEvent", "noise_multiplier": 2.0},
+      {"class_name": "ZCDpEvent", "rho": 0.25, "xi": 0.0}]},
+    {"class_name": "RepeatAndSelectDpEvent",
+     "event": {"class_name": "GaussianDpEvent", "noise_multiplier": 2.0},
+     "mean": 10.0, "shape": "inf"},
+    {"class_name": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": 3.0,
+     "step_counts": 100},
+    {"class_name": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": 3.0,
+     "step_counts": [100, 50]},
+    {"class_name": "DiscreteGaussianDpEvent", "sigma": 2.0, "sensitivity": 1.0, "dimension": 1},
+    {"class_name": "MixtureOfGaussiansDpEvent", "standard_deviation": 1.0,
+     "sensitivities": [0.0, 1.0], "sampling_probs": [0.9, 0.1]},
+    {"class_name": "NoOpDpEvent"}]})";
+  const std::string snake = R"({"composed": [
+    {"self_composed": {"count": 1000, "event": {"poisson_sampled": {"sampling_probability": 0.01,
+        "event": {"gaussian": {"noise_multiplier": 1.1}}}}}},
+    {"composed": [{"laplace": {"scale": 2.0}}, {"zcdp": {"rho": 0.25}}]},
+    {"repeat_and_select": {"event": {"gaussian": {"noise_multiplier": 2}}, "mean": 10,
+        "shape": "inf"}},
+    {"single_epoch_tree_aggregation": {"noise_multiplier": 3, "step_counts": [100]}},
+    {"single_epoch_tree_aggregation": {"noise_multiplier": 3, "step_counts": [100, 50]}},
+    {"discrete_gaussian": {"sigma": 2}},
+    {"mixture_of_gaussians": {"standard_deviation": 1, "sensitivities": [0, 1],
+        "sampling_probs": [0.9, 0.1]}},
+    {"no_op": {}}]})";
+  const Spec from_python = parse_spec(python);
+  const Spec from_snake = parse_spec(snake);
+  CHECK(from_python.json == from_snake.json);
+  // And the values themselves, not only their printed form.
+  const auto& list = std::get<ComposedEvent>(*from_python.event).events;
+  REQUIRE(list.size() == 8);
+  const auto& tuning = std::get<RepeatAndSelectEvent>(*list[2]);
+  CHECK(std::isinf(tuning.shape));
+  CHECK(tuning.mean == 10);
+  CHECK(std::get<SingleEpochTreeAggregationEvent>(*list[3]).step_counts ==
+        std::vector<std::int64_t>{100});
+  CHECK(std::get<SingleEpochTreeAggregationEvent>(*list[4]).step_counts ==
+        std::vector<std::int64_t>{100, 50});
+  CHECK(std::get<LaplaceEvent>(*std::get<ComposedEvent>(*list[1]).events[0]).scale == 2.0);
+  const auto& dg = std::get<DiscreteGaussianEvent>(*list[5]);
+  CHECK(dg.sensitivity == 1);
+  CHECK(dg.dimension == 1);
 }

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -56,7 +57,9 @@ std::map<std::string, std::string> page_sections() {
 
 std::set<std::string> flags_named(const std::string& text) {
   std::set<std::string> found;
-  const std::regex flag(R"((^|[^A-Za-z0-9_-])(--?[A-Za-z][A-Za-z0-9-]*))");
+  // A flag starts a word (or a parenthesis, quote or bracket that does): the
+  // "-" of "exp(-a|x|)" or "(epsilon, delta)-DP" in a meaning is no flag.
+  const std::regex flag(R"((^|[\s"'\[|,=/]|(?:^|\s)\()(--?[A-Za-z][A-Za-z0-9-]*))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), flag); it != std::sregex_iterator();
        ++it)
     found.insert((*it)[2]);
@@ -169,4 +172,33 @@ TEST_CASE("man page: has the sections a reader looks for, and groff renders it c
   const auto r = run_shell("groff -ww -z -man " + shell_quote(kPage) + " 2>&1");
   CHECK(r.status == 0);
   CHECK_MESSAGE(r.out.empty(), r.out);
+}
+
+TEST_CASE("man page: SPEC FILES lists every event kind of `dpbudget events` with its meaning") {
+  const auto r = run_dpbudget({"events", "--format", "json"});
+  REQUIRE(r.status == 0);
+  const auto kinds = nlohmann::json::parse(r.out)["results"];
+  REQUIRE(kinds.size() >= 20);
+  auto page = slurp(kPage);
+  const auto start = page.find(".SH SPEC FILES\n");
+  REQUIRE(start != std::string::npos);
+  std::string section = page.substr(start, page.find("\n.SH ", start + 1) - start);
+  section = std::regex_replace(section, std::regex(R"(\\f[BIRP])"), "");
+  section = std::regex_replace(section, std::regex(R"(\\-)"), "-");
+  std::size_t items = 0;
+  for (auto at = section.find(".TP\n.B "); at != std::string::npos;
+       at = section.find(".TP\n.B ", at + 1))
+    ++items;
+  CHECK(items == kinds.size());
+  for (const auto& k : kinds) {
+    std::string fields;
+    for (const auto& f : k["fields"])
+      fields += (fields.empty() ? "; " : ", ") + f["name"].get<std::string>();
+    const std::string item = ".TP\n.B " + k["kind"].get<std::string>() + "\n(" +
+                             k["class_name"].get<std::string>() + fields + ")\n" +
+                             k["meaning"].get<std::string>() + ".\n";
+    CHECK_MESSAGE(section.find(item) != std::string::npos, "man page lacks:\n" << item);
+  }
+  // The flag that picks the relation, where the kinds are.
+  CHECK(section.find("--neighbouring") != std::string::npos);
 }

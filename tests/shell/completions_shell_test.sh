@@ -66,6 +66,9 @@ run_cases() {  # run_cases DPBUDGET: every case; $fail counts the failures
   expect 'dpbudget epsilon -q 0.01 --conv' '--conversion'
   expect 'dpbudget gaussian --noise-' '--noise-multiplier --noise-sd'
   expect 'dpbudget plot --lin' '--linear-y'
+  expect 'dpbudget eve' 'events'
+  expect 'dpbudget epsilon --neigh' '--neighbouring'
+  expect 'dpbudget delta --neighbouring replace-' 'replace-one replace-special'
   while read -r verb; do
     expect "dpbudget $verb --" "$(awk -F'\t' -v v="$verb" '$1 == v && $2 ~ /^--/ {print $2}' \
       <<<"$list")"

@@ -58,5 +58,9 @@ expect 'dpbudget epsilon --format = c' 'csv'
 expect 'dpbudget sigma --conversion cl' 'classic'
 expect 'dpbudget epsilon --delta ' ''
 expect 'dpbudget nosuchverb --' ''
+expect 'dpbudget eve' 'events'
+expect 'dpbudget events --w' '--wide'
+expect 'dpbudget epsilon --neigh' '--neighbouring'
+expect 'dpbudget delta --neighbouring replace-' 'replace-one replace-special'
 
 exit $fail

@@ -1,0 +1,203 @@
+// dpbudget events: every event kind a spec file may name (its class name,
+// meaning and fields), and which accountant takes it under which
+// neighbouring relation. Support is read from the accountants themselves
+// (unsupported_reason() of an example event, accounting/event_examples.hpp),
+// so this table, the README's copy of it and the accountants cannot drift.
+#include "accounting/events.hpp"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "accounting/accountant.hpp"
+#include "accounting/event_examples.hpp"
+#include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
+#include "cli/spec_input.hpp"
+#include "cli/verbs.hpp"
+
+namespace dpb::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// A relation an accountant is asked about: none given (the one the events
+/// fix, as without --neighbouring), then each of --neighbouring's.
+struct Relation {
+  const char* key;     ///< JSON key
+  const char* abbrev;  ///< text cell
+  std::optional<Neighbouring> neighbouring;
+};
+constexpr Relation kRelations[] = {
+    {"default", "def", std::nullopt},
+    {"add_remove", "ar", Neighbouring::add_remove},
+    {"replace_one", "ro", Neighbouring::replace_one},
+    {"replace_special", "rs", Neighbouring::replace_special},
+};
+
+/// The text table's footnotes: what its cells mean.
+constexpr const char* kLegend[] = {
+    "def: without --neighbouring; ar, ro, rs: --neighbouring add-remove, replace-one, "
+    "replace-special",
+    "-: refused under every relation ('dpbudget events --format json' gives each reason)",
+};
+
+/// Each accountant's answer for `event` under each relation: the JSON
+/// {"<accountant>": {"<relation>": {"supported": ..., "reason": ...}}} and
+/// the text cells ("def ar rs", or "-").
+struct Support {
+  Json json = Json::object();
+  std::vector<std::string> cells;
+};
+
+Support support_of(const DpEvent& event) {
+  Support s;
+  for (const auto& info : accountants()) {
+    Json per_relation = Json::object();
+    std::string cell;
+    for (const auto& r : kRelations) {
+      AccountantOptions options;
+      options.neighbouring = r.neighbouring;
+      const auto why = make_accountant(info.name, options)->unsupported_reason(event);
+      Json answer = {{"supported", !why}};
+      if (why) answer["reason"] = *why;
+      per_relation[r.key] = std::move(answer);
+      if (!why) cell += (cell.empty() ? "" : " ") + std::string(r.abbrev);
+    }
+    s.json[info.name] = std::move(per_relation);
+    s.cells.push_back(cell.empty() ? "-" : cell);
+  }
+  return s;
+}
+
+/// How a field's value is written in a spec.
+template <typename Member>
+constexpr const char* value_type() {
+  if constexpr (std::is_same_v<Member, double>) return "number";
+  if constexpr (std::is_same_v<Member, std::int64_t>) return "integer";
+  if constexpr (std::is_same_v<Member, std::vector<double>>) return "numbers";
+  if constexpr (std::is_same_v<Member, std::vector<std::int64_t>>) return "integer or integers";
+  if constexpr (std::is_same_v<Member, EventPtr>) return "event";
+  if constexpr (std::is_same_v<Member, std::vector<EventPtr>>) return "events";
+}
+
+template <typename Kind, typename Member>
+Json field_json(const EventField<Kind, Member>& f) {
+  Json j = {{"name", f.name},
+            {"type", value_type<Member>()},
+            {"meaning", f.meaning},
+            {"optional", f.optional}};
+  if (!f.alias.empty()) j["alias"] = f.alias;
+  if (f.infinity_word) j["infinity_word"] = "inf";
+  return j;
+}
+
+template <typename Kind>
+Json fields_json() {
+  Json list = Json::array();
+  std::apply([&list](const auto&... f) { (list.push_back(field_json(f)), ...); }, Kind::fields());
+  return list;
+}
+
+/// "noise_multiplier, sampling_probs": the field names (wide text).
+template <typename Kind>
+std::string field_names() {
+  std::string s;
+  std::apply(
+      [&s](const auto&... f) { ((s += (s.empty() ? "" : ", ") + std::string(f.name)), ...); },
+      Kind::fields());
+  return s;
+}
+
+/// The sampled wrappers a leaf is asked about inside.
+struct Inside {
+  const char* name;
+  EventPtr (*wrap)(EventPtr);
+};
+constexpr Inside kInside[] = {
+    {"poisson_sampled", example_poisson_sampled},
+    {"sampled_without_replacement", example_sampled_without_replacement},
+};
+
+void add_support_cells(report::Record& r, const Support& s) {
+  for (std::size_t i = 0; i < s.cells.size(); ++i)
+    r.add(accountants()[i].name, report::text(s.cells[i]));
+}
+
+/// Text: a row per kind (with its class, fields and meaning in --wide), and
+/// under each mechanism a row per sampled wrapper it may sit in.
+template <typename Kind>
+void add_text_rows(report::Report& rep) {
+  const EventPtr example = example_event<Kind>();
+  report::Record row;
+  row.add("kind", report::text(std::string(Kind::kName)));
+  add_support_cells(row, support_of(*example));
+  row.add("class_name",
+          report::visible(report::text(std::string(Kind::kClassName)), report::Show::wide));
+  row.add("fields", report::visible(report::text(field_names<Kind>()), report::Show::wide));
+  row.add("meaning",
+          report::visible(report::text(std::string(Kind::kMeaning)), report::Show::wide));
+  rep.results.push_back(std::move(row));
+  if constexpr (!is_wrapper_kind<Kind>())
+    for (const auto& in : kInside) {
+      report::Record sub;
+      sub.add("kind", report::text(std::string("  in ") + in.name));
+      add_support_cells(sub, support_of(*in.wrap(example)));
+      for (const char* key : {"class_name", "fields", "meaning"})
+        sub.add(key, report::visible(report::text(""), report::Show::wide));
+      rep.results.push_back(std::move(sub));
+    }
+}
+
+/// JSON and CSV: a record per kind with everything (fields, the example
+/// event asked about, each answer with its reason).
+template <typename Kind>
+report::Record data_row() {
+  const EventPtr example = example_event<Kind>();
+  report::Record r;
+  r.add("kind", report::text(std::string(Kind::kName)));
+  r.add("class_name", report::text(std::string(Kind::kClassName)));
+  r.add("meaning", report::text(std::string(Kind::kMeaning)));
+  r.add("wrapper", report::boolean(is_wrapper_kind<Kind>()));
+  r.add("fields", report::json(fields_json<Kind>().dump()));
+  r.add("example", report::json(event_to_json(*example).dump()));
+  r.add("support", report::json(support_of(*example).json.dump()));
+  Json inside = Json::object();
+  if constexpr (!is_wrapper_kind<Kind>())
+    for (const auto& in : kInside) inside[in.name] = support_of(*in.wrap(example)).json;
+  r.add("inside", report::json(inside.dump()));
+  return r;
+}
+
+}  // namespace
+
+Verb setup_events(CLI::App& app) {
+  auto f = std::make_shared<OutputFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "events",
+      "every event kind of spec files (--spec), and which accountant takes it under which "
+      "neighbouring relation\n"
+      "  example: dpbudget events --format json");
+  add_output_flags(*cmd, *f);
+  add_wide_flag(*cmd, *f);
+  return {
+      cmd, [f](std::ostream& out, std::ostream&) {
+        const report::Format format = resolve(*f);
+        text_style(*f);  // check --precision before any work
+        report::Report rep;
+        rep.command = "events";
+        if (format == report::Format::text) {
+          for_each_event_kind([&rep]<typename Kind>() { add_text_rows<Kind>(rep); });
+          for (const char* line : kLegend) rep.footnotes.emplace_back(line);
+        } else {
+          for_each_event_kind([&rep]<typename Kind>() { rep.results.push_back(data_row<Kind>()); });
+        }
+        emit(rep, *f, out);
+        return kOk;
+      }};
+}
+
+}  // namespace dpb::cli

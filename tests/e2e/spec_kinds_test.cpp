@@ -1,0 +1,255 @@
+// Spec files with the event kinds beyond DP-SGD's: a bad spec of each kind is
+// one stderr line naming the JSON path (exit 2, nothing on stdout), in the
+// snake-case form and in dp_accounting's class_name form; --neighbouring and
+// the "neighbouring" key of sweep --input lines.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run.hpp"
+#include "run_json.hpp"
+
+using dpb::test::json_of;
+using dpb::test::run_dpbudget;
+using Json = nlohmann::json;
+
+namespace {
+
+const std::string kGaussian = R"({"gaussian": {"noise_multiplier": 1}})";
+
+struct BadSpec {
+  std::string spec;
+  std::string message;  ///< the whole stderr line after "dpbudget: error: --spec: "
+};
+
+}  // namespace
+
+TEST_CASE("bad specs of every kind: one line naming the JSON path, exit 2, nothing on stdout") {
+  const std::vector<BadSpec> cases = {
+      // missing field
+      {R"({"epsilon_delta": {"epsilon": 1}})", "/epsilon_delta/delta: missing"},
+      {R"({"discrete_gaussian": {"sensitivity": 1}})", "/discrete_gaussian/sigma: missing"},
+      {R"({"exponential_mechanism": {}})", "/exponential_mechanism/epsilon: missing"},
+      {R"({"sampled_with_replacement": {"source_dataset_size": 10, "sample_size": 2}})",
+       "/sampled_with_replacement/event: missing"},
+      {R"({"repeat_and_select": {"mean": 2, "shape": 1}})", "/repeat_and_select/event: missing"},
+      // wrong type
+      {R"({"epsilon_delta": {"epsilon": "1", "delta": 0}})",
+       "/epsilon_delta/epsilon: must be a number, got a string"},
+      {R"({"randomized_response": {"noise_parameter": 0.5, "num_buckets": "two"}})",
+       "/randomized_response/num_buckets: must be an integer >= 1, got a string"},
+      {R"({"permute_and_flip": {"epsilon": true}})",
+       "/permute_and_flip/epsilon: must be a number, got a boolean"},
+      {R"({"zcdp": {"rho": 1, "xi": "x"}})", "/zcdp/xi: must be a number, got a string"},
+      {R"({"mixture_of_gaussians": {"standard_deviation": 1, "sensitivities": [0, "1"],
+           "sampling_probs": [0.5, 0.5]}})",
+       "/mixture_of_gaussians/sensitivities/1: must be a number, got a string"},
+      {R"({"discrete_laplace": {"noise_parameter": 1, "sensitivity": 0.5}})",
+       "/discrete_laplace/sensitivity: must be an integer >= 1 (and at most 2^53)"},
+      {R"({"non_private": 3})", "/non_private: must be an object with no fields, got a number"},
+      {R"({"no_op": {"x": 1}})", "/no_op/x: unknown key (allowed: no fields)"},
+      // probability outside [0, 1]
+      {R"({"epsilon_delta": {"epsilon": 1, "delta": 1.5}})",
+       "/epsilon_delta/delta: must be in [0, 1]"},
+      {R"({"randomized_response": {"noise_parameter": 1.5, "num_buckets": 2}})",
+       "/randomized_response/noise_parameter: must be in [0, 1]"},
+      {R"({"truncated_subsampled_gaussian": {"dataset_size": 100, "sampling_probability": 1.5,
+           "truncated_batch_size": 10, "noise_multiplier": 1}})",
+       "/truncated_subsampled_gaussian/sampling_probability: must be in [0, 1]"},
+      {R"({"mixture_of_gaussians": {"standard_deviation": 1, "sensitivities": [0, 1],
+           "sampling_probs": [1.5, -0.5]}})",
+       "/mixture_of_gaussians/sampling_probs: every probability must be in [0, 1]"},
+      // probabilities not summing to 1
+      {R"({"mixture_of_gaussians": {"standard_deviation": 1, "sensitivities": [0, 1],
+           "sampling_probs": [0.5, 0.6]}})",
+       "/mixture_of_gaussians/sampling_probs: must sum to 1 (they sum to 1.100000)"},
+      {R"({"mixture_of_gaussians": {"standard_deviation": 1, "sensitivities": [0, 1],
+           "sampling_probs": [0.5]}})",
+       "/mixture_of_gaussians/sampling_probs: must have one probability per sensitivity (2)"},
+      // negative values
+      {R"({"zcdp": {"rho": -1}})", "/zcdp/rho: must be a finite number >= 0"},
+      {R"({"composed": [{"no_op": {}}, {"zcdp": {"rho": -0.5}}]})",
+       "/composed/1/zcdp/rho: must be a finite number >= 0"},
+      {R"({"exponential_mechanism": {"epsilon": -1}})",
+       "/exponential_mechanism/epsilon: must be a finite number >= 0"},
+      {R"({"discrete_laplace": {"noise_parameter": -1, "sensitivity": 1}})",
+       "/discrete_laplace/noise_parameter: must be a finite number > 0"},
+      {R"({"sampled_with_replacement": {"source_dataset_size": 10, "sample_size": -1, "event": )" +
+           kGaussian + "}}",
+       "/sampled_with_replacement/sample_size: must be an integer >= 0 (and at most 2^53)"},
+      {R"({"truncated_subsampled_gaussian": {"dataset_size": 0, "sampling_probability": 0.5,
+           "truncated_batch_size": 10, "noise_multiplier": 1}})",
+       "/truncated_subsampled_gaussian/dataset_size: must be an integer >= 1 (and at most 2^53)"},
+      // step_counts
+      {R"({"single_epoch_tree_aggregation": {"noise_multiplier": 1, "step_counts": []}})",
+       "/single_epoch_tree_aggregation/step_counts: must be an integer or a non-empty array of "
+       "integers, got an empty array"},
+      {R"({"single_epoch_tree_aggregation": {"noise_multiplier": 1, "step_counts": [1, -2]}})",
+       "/single_epoch_tree_aggregation/step_counts/1: must be an integer >= 0 (and at most 2^53)"},
+      {R"({"single_epoch_tree_aggregation": {"noise_multiplier": 1, "step_counts": [0, 0]}})",
+       "/single_epoch_tree_aggregation/step_counts: at least one tree must have a step"},
+      {R"({"single_epoch_tree_aggregation": {"noise_multiplier": 0, "step_counts": 3}})",
+       "/single_epoch_tree_aggregation/noise_multiplier: must be a finite number > 0"},
+      // repeat_and_select's shape and mean
+      {R"({"repeat_and_select": {"event": )" + kGaussian + R"(, "mean": 10, "shape": "abc"}})",
+       "/repeat_and_select/shape: must be a number or \"inf\", got the string 'abc'"},
+      {R"({"repeat_and_select": {"event": )" + kGaussian + R"(, "mean": 2, "shape": -1}})",
+       "/repeat_and_select/shape: must be a number >= 0 or \"inf\" (Poisson)"},
+      {R"({"repeat_and_select": {"event": )" + kGaussian + R"(, "mean": 0.5, "shape": 1}})",
+       "/repeat_and_select/mean: must be a finite number >= 1"},
+      // discrete_gaussian's dimension: only univariate; null (dp_accounting's
+      // None, "unknown") is not taken for 1
+      {R"({"discrete_gaussian": {"sigma": 1, "dimension": 2}})",
+       "/discrete_gaussian/dimension: must be 1: only the univariate discrete Gaussian is "
+       "analysed here"},
+      {R"({"discrete_gaussian": {"sigma": 1, "dimension": null}})",
+       "/discrete_gaussian/dimension: null (dp_accounting's None: unknown) is not analysed here; "
+       "give a value (1: univariate (the default; others are refused))"},
+      // dp_accounting's class_name form
+      {R"({"class_name": "FooDpEvent"})", "/class_name: unknown dp_accounting class 'FooDpEvent'"},
+      {R"({"class_name": 3})", "/class_name: must be a string, got a number"},
+      {R"({"class_name": "ComposedDpEvent", "events": [
+           {"class_name": "GaussianDpEvent", "noise_multiplier": 1},
+           {"class_name": "ZCDpEvent", "rho": -2}]})",
+       "/events/1/rho: must be a finite number >= 0"},
+      {R"({"class_name": "PoissonSampledDpEvent", "module_name": "dp_accounting.dp_event",
+           "sampling_probability": 0.1,
+           "event": {"class_name": "GaussianDpEvent", "noise_multiplier": "x"}})",
+       "/event/noise_multiplier: must be a number, got a string"},
+      {R"({"class_name": "SelfComposedDpEvent", "count": 3, "event":
+           {"class_name": "RepeatAndSelectDpEvent", "mean": 3, "shape": "abc",
+            "event": {"class_name": "GaussianDpEvent", "noise_multiplier": 1}}})",
+       "/event/shape: must be a number or \"inf\", got the string 'abc'"},
+      {R"({"class_name": "GaussianDpEvent", "noise_multiplier": 1, "extra": 2})",
+       "/extra: unknown key (allowed: noise_multiplier)"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5"}, c.spec);
+    CAPTURE(c.spec);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "dpbudget: error: --spec: " + c.message + "\n");
+  }
+}
+
+TEST_CASE("--neighbouring: only with --spec, one of three words, named in every result") {
+  // Without --spec: refused naming both flags.
+  for (const std::string target : {"--delta", "--epsilon"}) {
+    const std::string verb = target == "--delta" ? "epsilon" : "delta";
+    const auto r = run_dpbudget({verb, "-q", "0.01", "--sigma", "1", "--steps", "10", target,
+                                 "1e-5", "--neighbouring", "add-remove"});
+    CAPTURE(verb);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("dpbudget: error: --neighbouring: only with --spec", 0) == 0);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  }
+  const auto print = run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "10",
+                                   "--print-spec", "--neighbouring", "replace-one"});
+  CHECK(print.status == 2);
+  CHECK(print.out.empty());
+  // An unknown word lists the three.
+  const auto bad = run_dpbudget(
+      {"epsilon", "--spec", "-", "--delta", "1e-5", "--neighbouring", "replace_one"}, kGaussian);
+  CHECK(bad.status == 2);
+  CHECK(bad.err ==
+        "dpbudget: error: --neighbouring: must be one of add-remove, replace-one, "
+        "replace-special, got 'replace_one'\n");
+  // dp_accounting's American spelling is suggested the flag.
+  const auto spelt = run_dpbudget(
+      {"epsilon", "--spec", "-", "--delta", "1e-5", "--neighboring", "replace-one"}, kGaussian);
+  CHECK(spelt.status == 2);
+  CHECK(spelt.err ==
+        "dpbudget: error: unknown flag --neighboring for 'epsilon'; did you mean "
+        "--neighbouring?\n");
+  // Given and answered: every row says the relation asked for (whichever
+  // accountants answer; those that refuse are skipped with a warning).
+  const auto ok = run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5", "--neighbouring",
+                                "add-remove", "--accountant", "all", "--format", "json"},
+                               kGaussian);
+  const Json doc = json_of(ok);
+  REQUIRE(!doc["results"].empty());
+  for (const auto& row : doc["results"]) CHECK(row["neighbouring"] == "add_remove");
+}
+
+TEST_CASE(
+    "--neighbouring: a refusing accountant alone is one line naming the event; in a list "
+    "it is skipped with a warning and a footnote") {
+  // The first example event that, under a relation asked for, one accountant
+  // refuses and another takes, as `dpbudget events` lists them.
+  const Json kinds = json_of(run_dpbudget({"events", "--format", "json"}))["results"];
+  const std::vector<std::pair<std::string, std::string>> relations = {
+      {"add_remove", "add-remove"},
+      {"replace_one", "replace-one"},
+      {"replace_special", "replace-special"}};
+  bool found = false;
+  for (const auto& k : kinds) {
+    for (const auto& relation : relations) {
+      std::vector<std::string> refusing, answering;
+      for (const auto& support : k["support"].items())
+        (support.value()[relation.first]["supported"].get<bool>() ? answering : refusing)
+            .push_back(support.key());
+      if (refusing.empty() || answering.empty()) continue;
+      found = true;
+      const std::string spec = k["example"].dump();
+      CAPTURE(spec);
+      CAPTURE(relation.second);
+      const std::string why =
+          k["support"][refusing.front()][relation.first]["reason"].get<std::string>();
+      const auto alone =
+          run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5", "--neighbouring",
+                        relation.second, "--accountant", refusing.front()},
+                       spec);
+      CHECK(alone.status == 2);
+      CHECK(alone.out.empty());
+      CHECK(alone.err == "dpbudget: error: " + why + "\n");
+      const auto listed = run_dpbudget(
+          {"epsilon", "--spec", "-", "--delta", "1e-5", "--neighbouring", relation.second,
+           "--accountant", refusing.front() + "," + answering.front()},
+          spec);
+      // The answering one may still refuse at evaluation (a guarantee under
+      // another relation than asked): then no row at all is exit 2.
+      if (listed.status == 0) {
+        CHECK(listed.err.find("dpbudget: warning: skipped " + why + "\n") != std::string::npos);
+        CHECK(listed.out.find("warning: skipped " + why) != std::string::npos);
+      } else {
+        CHECK(listed.status == 2);
+      }
+      break;
+    }
+    if (found) break;
+  }
+  CHECK(found);
+}
+
+TEST_CASE(
+    "sweep --input: \"neighbouring\" with a spec sets the relation; without one it is "
+    "refused naming the key") {
+  const std::string lines =
+      R"({"name": "a", "spec": {"gaussian": {"noise_multiplier": 2}}, "neighbouring": "add-remove", "delta": 1e-5})"
+      "\n";
+  const Json doc = json_of(run_dpbudget({"sweep", "--input", "-", "--format", "json"}, lines));
+  REQUIRE(doc["results"].size() == 1);
+  CHECK(doc["results"][0]["neighbouring"] == "add_remove");
+
+  const auto no_spec = run_dpbudget(
+      {"sweep", "--input", "-"},
+      R"({"sampling_rate": 0.01, "noise_multiplier": 1, "steps": 10, "neighbouring": "add-remove", "delta": 1e-5})"
+      "\n");
+  CHECK(no_spec.status == 2);
+  CHECK(no_spec.out.empty());
+  CHECK(no_spec.err ==
+        "dpbudget: error: --input: <stdin>:1: neighbouring: only with spec (the DP-SGD keys' "
+        "sampling fixes the relation: poisson add-remove, without-replacement replace-one)\n");
+
+  const auto bad_word = run_dpbudget(
+      {"sweep", "--input", "-"},
+      R"({"spec": {"gaussian": {"noise_multiplier": 2}}, "neighbouring": "sideways", "delta": 1e-5})"
+      "\n");
+  CHECK(bad_word.status == 2);
+  CHECK(bad_word.err ==
+        "dpbudget: error: --input: <stdin>:1: neighbouring: must be one of add-remove, "
+        "replace-one, replace-special, got 'sideways'\n");
+}
