@@ -89,7 +89,7 @@ std::vector<EventPtr> every_kind() {
 bool same(double a, double b) { return a == b || a == doctest::Approx(b).epsilon(1e-12); }
 
 constexpr double kDelta = 1e-5;
-constexpr double kEpsilon = 0.5;  // below the Laplace samples' pure epsilon 1, so delta > 0
+constexpr double kEpsilon = 0.5;  // below the unsampled samples' pure epsilon 1, so delta > 0
 
 }  // namespace
 
@@ -120,7 +120,9 @@ TEST_CASE("every accountant answers or refuses every event kind, with a reason")
         continue;
       }
       CHECK(e.epsilon > 0);  // every sample leaks: zero would be a silently dropped event
-      CHECK(d.delta > 0);
+      // δ(kEpsilon) = 0 is right only for a pure guarantee at or below
+      // kEpsilon (e.g. an amplified ε-DP sample), and then ε(δ) ≤ kEpsilon.
+      CHECK((d.delta > 0 || e.epsilon <= kEpsilon));
     }
   }
   // Each leaf kind is supported unsampled by at least one accountant, and the
