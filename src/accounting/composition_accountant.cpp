@@ -13,6 +13,7 @@
 #include "accounting/event_walk.hpp"
 #include "accounting/gaussian_mechanism.hpp"
 #include "accounting/laplace_mechanism.hpp"
+#include "accounting/rdp_events.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
@@ -56,76 +57,171 @@ std::int64_t checked_add(std::int64_t a, std::int64_t b) {
 
 /// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
 /// A leaf becomes one Step: its per-use (ε0, δ0) profile, amplified when
-/// sampled (SPEC §5).
+/// sampled (SPEC §5). `relation`: the neighbouring relation the user fixed,
+/// or nullopt (inferred: sampled_without_replacement fixes replace-one, every
+/// other leaf is read under add/remove, as before).
 struct StepPlanner {
-  Planned<Step> operator()(const GaussianEvent& e, const Sampling& s) const {
+  std::optional<Neighbouring> relation;
+
+  using P = Planned<Step>;
+
+  /// The relation a leaf is analysed under.
+  Neighbouring leaf_relation(const Sampling& s) const {
+    if (relation) return *relation;
+    return std::holds_alternative<WithoutReplacementSampling>(s) ? Neighbouring::replace_one
+                                                                 : Neighbouring::add_remove;
+  }
+  /// How far one record moves a query, in units of its add/remove sensitivity.
+  double sensitivity(const Sampling& s) const {
+    return leaf_relation(s) == Neighbouring::replace_one ? kReplaceOneSensitivity : 1.0;
+  }
+  static Step make(Step::Kind kind, double parameter, double delta = 0) {
+    Step st{kind, parameter};
+    st.delta = delta;
+    return st;
+  }
+  /// A per-use (ε, δ) step under `s`: amplified by sampling (SPEC §5; Balle,
+  /// Barthe & Gaboardi 2018, Thm 8 for Poisson under add/remove or
+  /// replace-special, Thm 9 without replacement under replace-one).
+  P sampled(Step st, const Sampling& s, std::string_view name) const {
+    st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
+      if (relation == Neighbouring::replace_one)
+        return P::refuse("composition: poisson_sampled " + std::string(name) +
+                         " under replace_one neighbouring has no amplification bound here "
+                         "(Poisson amplification is for add/remove and replace-special)");
+      st.q = p->probability;
+    } else if (const auto* w = std::get_if<WithoutReplacementSampling>(&s)) {
+      if (relation && *relation != Neighbouring::replace_one)
+        return P::refuse(
+            "composition: sampled_without_replacement is analysed under replace_one "
+            "neighbouring only (Balle, Barthe & Gaboardi 2018, Thm 9), not " +
+            std::string(to_string(*relation)));
+      st.q = w->ratio();
+    }
+    return st;
+  }
+  static P unsampled_only(const Sampling& s, std::string_view name) {
+    return P::refuse(std::string("composition: ") + sampled_event_name(s) + " of a " +
+                     std::string(name) + " event is not analysed");
+  }
+  /// Kinds analysed under replace-one and replace-special only.
+  std::optional<std::string> needs_replace(std::string_view name) const {
+    if (!relation)
+      return "composition: " + std::string(name) +
+             " has no analysis under add_remove neighbouring (a record is replaced, not "
+             "removed), and none was chosen: choose neighbouring replace_one or replace_special";
+    if (*relation == Neighbouring::add_remove)
+      return "composition: " + std::string(name) +
+             " has no analysis under add_remove neighbouring (a record is replaced, not "
+             "removed): use replace_one or replace_special";
+    return std::nullopt;
+  }
+
+  P operator()(const GaussianEvent& e, const Sampling& s) const {
+    if (const auto* p = std::get_if<PoissonSampling>(&s)) {
+      if (relation == Neighbouring::replace_one)
+        return P::refuse(
+            "composition: poisson_sampled gaussian under replace_one neighbouring is not "
+            "analysed here (Poisson amplification is for add/remove and replace-special): use "
+            "pld");
       if (p->probability == 1) return Step{Step::Kind::gaussian, e.noise_multiplier};
       return Step{Step::Kind::sampled_gaussian, e.noise_multiplier, p->probability, false};
     }
-    if (const auto* w = std::get_if<WithoutReplacementSampling>(&s))
+    if (const auto* w = std::get_if<WithoutReplacementSampling>(&s)) {
+      if (relation && *relation != Neighbouring::replace_one)
+        return P::refuse(
+            "composition: sampled_without_replacement is analysed under replace_one "
+            "neighbouring only (Balle, Barthe & Gaboardi 2018, Thm 9), not " +
+            std::string(to_string(*relation)));
       // Replace-one moves the clipped sum by up to 2 clipping norms: the
       // Gaussian's noise relative to its sensitivity is σ/2.
       return Step{Step::Kind::sampled_gaussian, e.noise_multiplier / kReplaceOneSensitivity,
                   w->ratio(), true};
-    return Step{Step::Kind::gaussian, e.noise_multiplier};
+    }
+    Step st{Step::Kind::gaussian, e.noise_multiplier / sensitivity(s)};
+    st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
+    return st;
   }
-  Planned<Step> operator()(const LaplaceEvent& e, const Sampling& s) const {
+  P operator()(const LaplaceEvent& e, const Sampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
-      return Planned<Step>::refuse(refuse_sampled("composition", s, "a gaussian", e.kName));
-    return Step{Step::Kind::laplace, e.scale};
+      return P::refuse(refuse_sampled("composition", s, "a gaussian", e.kName));
+    Step st{Step::Kind::laplace, e.scale / sensitivity(s)};
+    st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
+    return st;
   }
-  Planned<Step> operator()(const NoOpEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const NoOpEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    return make(Step::Kind::none, 0);
   }
-  Planned<Step> operator()(const NonPrivateEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const NonPrivateEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    return make(Step::Kind::non_private, kInf);
   }
-  Planned<Step> operator()(const EpsilonDeltaEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const EpsilonDeltaEvent& e, const Sampling& s) const {
+    return sampled(make(Step::Kind::fixed, e.epsilon, e.delta), s, e.kName);
   }
-  Planned<Step> operator()(const DiscreteLaplaceEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const DiscreteLaplaceEvent& e, const Sampling& s) const {
+    // Pure (aΔ·s)-DP: the privacy loss a(|x − sΔ| − |x|) is within ±aΔs.
+    return sampled(make(Step::Kind::fixed,
+                        e.noise_parameter * static_cast<double>(e.sensitivity) * sensitivity(s)),
+                   s, e.kName);
   }
-  Planned<Step> operator()(const DiscreteGaussianEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const DiscreteGaussianEvent& e, const Sampling& s) const {
+    // ρ-zCDP with ρ = (sΔ)²/(2σ²) (Canonne, Kamath & Steinke 2020, Thm 4).
+    const double d = static_cast<double>(e.sensitivity) * sensitivity(s);
+    return sampled(make(Step::Kind::zcdp, d * d / (2 * e.sigma * e.sigma)), s, e.kName);
   }
-  Planned<Step> operator()(const RandomizedResponseEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const RandomizedResponseEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    if (auto why = needs_replace(e.kName)) return P::refuse(*why);
+    // Pure ε-DP with ε the largest log-ratio of output probabilities:
+    // replace-one P = (1 − p + p/k, p/k, ...) against its swap, ε = log(1 +
+    // k(1 − p)/p); replace-special against the uniform output of the null
+    // record, ε = max(log(k(1 − p) + p), −log p).
+    const double p = e.noise_parameter, k = static_cast<double>(e.num_buckets);
+    double eps = 0;
+    if (e.num_buckets > 1 && p < 1) {
+      if (p == 0)
+        eps = kInf;
+      else if (*relation == Neighbouring::replace_one)
+        eps = std::log1p(k * (1 - p) / p);
+      else
+        eps = std::max(std::log1p((k - 1) * (1 - p)), -std::log(p));
+    }
+    return make(Step::Kind::fixed, eps);
   }
-  Planned<Step> operator()(const ZcdpEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const ZcdpEvent& e, const Sampling& s) const {
+    return sampled(make(Step::Kind::zcdp, e.rho, e.xi), s, e.kName);
   }
-  Planned<Step> operator()(const ExponentialMechanismEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const ExponentialMechanismEvent& e, const Sampling& s) const {
+    return sampled(make(Step::Kind::fixed, e.epsilon), s, e.kName);
   }
-  Planned<Step> operator()(const PermuteAndFlipEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const PermuteAndFlipEvent& e, const Sampling& s) const {
+    return sampled(make(Step::Kind::fixed, e.epsilon), s, e.kName);
   }
-  Planned<Step> operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
+    return P::refuse("composition: " + std::string(e.kName) +
+                     " has no per-use (epsilon, delta) profile implemented here: use pld");
   }
-  Planned<Step> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    if (auto why = needs_replace(e.kName)) return P::refuse(*why);
+    // One record reaches at most `depth` node sums (Kairouz et al. 2021,
+    // App. D): a Gaussian mechanism of L2 sensitivity s·√depth.
+    const double depth = tree_aggregation_depth(e.step_counts);
+    Step st{Step::Kind::gaussian, e.noise_multiplier / (sensitivity(s) * std::sqrt(depth))};
+    st.replace_one = *relation == Neighbouring::replace_one;
+    return st;
   }
-  Planned<Step> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
+    return P::refuse("composition: " + std::string(e.kName) +
+                     " has no per-use (epsilon, delta) profile implemented here: use rdp "
+                     "(Papernot & Steinke 2022)");
   }
-  Planned<Step> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
-    return Planned<Step>::refuse(std::string("composition: ") + std::string(e.kName) +
-                                 " is not supported yet");
+  P operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+    return P::refuse("composition: " + std::string(e.kName) +
+                     " has no per-use (epsilon, delta) profile implemented here: use pld");
   }
 };
 
@@ -141,16 +237,17 @@ struct Collected {
   std::optional<std::string> error;
 };
 
-Collected collect(const DpEvent& event, std::int64_t mult, const std::optional<Step>& held) {
+Collected collect(const DpEvent& event, std::int64_t mult, const std::optional<Step>& held,
+                  std::optional<Neighbouring> relation) {
   Collected c;
   c.step = held;
-  const Plan<Step> plan = plan_event<Step>(event, StepPlanner{}, "composition");
+  const Plan<Step> plan = plan_event<Step>(event, StepPlanner{relation}, "composition");
   if (plan.refusal) {
     c.error = plan.refusal;
     return c;
   }
   for (const auto& [step, n] : plan.terms) {
-    if (n == 0) continue;
+    if (n == 0 || step.kind == Step::Kind::none) continue;
     if (c.step && !(*c.step == step)) {
       c.error = kHeterogeneous;
       return c;
@@ -163,33 +260,112 @@ Collected collect(const DpEvent& event, std::int64_t mult, const std::optional<S
 
 // Per-step (ε0, δ0) profile of the mechanism, after amplification (§5).
 // δ0 ≤ max_step_delta(step).
-double max_step_delta(const Step& s) { return s.kind == Step::Kind::sampled_gaussian ? s.q : 1.0; }
 
-double step_epsilon(const Step& s, double d0) {
+/// Relative round-up of the closed-form profiles below (a few roundings).
+constexpr double kProfileRoundUp = 8 * std::numeric_limits<double>::epsilon();
+
+/// Whether the step is a sampled one (amplified, §5).
+bool amplified(const Step& s) {
+  return s.kind == Step::Kind::sampled_gaussian ||
+         ((s.kind == Step::Kind::fixed || s.kind == Step::Kind::zcdp) && s.q < 1);
+}
+
+/// Whether the step has a finite ε at δ0 = 0.
+bool is_pure(const Step& s) {
+  return s.kind == Step::Kind::laplace || (s.kind == Step::Kind::fixed && s.delta == 0) ||
+         (s.kind == Step::Kind::zcdp && s.parameter == 0);
+}
+
+double max_step_delta(const Step& s) { return amplified(s) ? s.q : 1.0; }
+
+// The (ε, δ) randomized response (Kairouz, Oh & Viswanath 2015, Thm 2.1:
+// every (ε, δ)-DP mechanism is a post-processing of it): outputs with
+// probabilities (δ, 0, (1−δ)p, (1−δ)(1−p)) against their mirror image,
+// p = e^ε/(1 + e^ε), so its hockey-stick divergence at ε0 < ε is
+//   δ(ε0) = δ + (1 − δ)(e^ε − e^{ε0})/(1 + e^ε) = δ + (1 − δ)(1 − e^{ε0−ε})/(1 + e^{−ε}).
+double fixed_delta(double eps, double delta, double e0) {
+  if (e0 >= eps) return delta;
+  const double v = delta + (1 - delta) * (-std::expm1(e0 - eps)) / (1 + std::exp(-eps));
+  return std::min(1.0, v * (1 + kProfileRoundUp));
+}
+/// Its inverse: the smallest ε0 with fixed_delta(ε0) ≤ δ0 (inf when δ0 < δ).
+double fixed_epsilon(double eps, double delta, double d0) {
+  if (d0 < delta) return kInf;
+  if (d0 >= 1) return 0;
+  const double x = (d0 - delta) / (1 - delta);
+  // e^{ε0} = e^ε(1 − x) − x, i.e. ε0 = ε + log((1 − x) − x e^{−ε}).
+  const double v = (1 - x) - x * std::exp(-eps);
+  if (!(v > std::exp(-eps))) return 0;
+  return std::min(eps, (eps + std::log(v)) * (1 + kProfileRoundUp));
+}
+
+// (ξ, ρ)-zCDP is (ξ + ρ + 2√(ρ log(1/δ0)), δ0)-DP for every δ0 > 0 (Bun &
+// Steinke 2016, Prop. 1.3); inverted, δ(ε0) = exp(−(ε0 − ξ − ρ)²/(4ρ)) above
+// ξ + ρ. ρ = 0 is pure ξ-DP (every Rényi divergence, the ∞ one too, ≤ ξ).
+double zcdp_epsilon(double rho, double xi, double d0) {
+  if (rho == 0) return xi;
+  if (d0 >= 1) return xi + rho;
+  if (!(d0 > 0)) return kInf;
+  return (xi + rho + 2 * std::sqrt(rho * -std::log(d0))) * (1 + kProfileRoundUp);
+}
+double zcdp_delta(double rho, double xi, double e0) {
+  if (rho == 0) return e0 >= xi ? 0 : 1;
+  const double t = e0 - xi - rho;
+  if (!(t > 0)) return 1;
+  return std::min(1.0, std::exp(-t * t / (4 * rho)) * (1 + kProfileRoundUp));
+}
+
+/// The profile of the mechanism itself (before sampling).
+double base_epsilon(const Step& s, double d0) {
   switch (s.kind) {
     case Step::Kind::gaussian:
+    case Step::Kind::sampled_gaussian:
       return gaussian_epsilon(s.parameter, d0);
     case Step::Kind::laplace:
       return laplace_epsilon(s.parameter, d0);
-    case Step::Kind::sampled_gaussian:
-      if (s.q == 0) return 0;
-      return amplify_poisson(gaussian_epsilon(s.parameter, std::min(1.0, d0 / s.q)), 0, s.q)
-          .epsilon;
+    case Step::Kind::fixed:
+      return fixed_epsilon(s.parameter, s.delta, d0);
+    case Step::Kind::zcdp:
+      return zcdp_epsilon(s.parameter, s.delta, d0);
+    case Step::Kind::non_private:
+      return kInf;
+    case Step::Kind::none:
+      return 0;
   }
   return kInf;
 }
 
-double step_delta(const Step& s, double e0) {
+double base_delta(const Step& s, double e0) {
   switch (s.kind) {
     case Step::Kind::gaussian:
+    case Step::Kind::sampled_gaussian:
       return gaussian_delta(s.parameter, e0);
     case Step::Kind::laplace:
       return laplace_delta(s.parameter, e0);
-    case Step::Kind::sampled_gaussian:
-      if (s.q == 0) return 0;
-      return s.q * gaussian_delta(s.parameter, amplification_inner_epsilon(e0, s.q));
+    case Step::Kind::fixed:
+      return fixed_delta(s.parameter, s.delta, e0);
+    case Step::Kind::zcdp:
+      return zcdp_delta(s.parameter, s.delta, e0);
+    case Step::Kind::non_private:
+      return 1;
+    case Step::Kind::none:
+      return 0;
   }
   return 1;
+}
+
+double step_epsilon(const Step& s, double d0) {
+  if (!amplified(s)) return base_epsilon(s, d0);
+  if (s.q == 0) return 0;
+  const double inner = base_epsilon(s, std::min(1.0, d0 / s.q));
+  if (!std::isfinite(inner)) return kInf;
+  return amplify_poisson(inner, 0, s.q).epsilon;
+}
+
+double step_delta(const Step& s, double e0) {
+  if (!amplified(s)) return base_delta(s, e0);
+  if (s.q == 0) return 0;
+  return s.q * base_delta(s, amplification_inner_epsilon(e0, s.q));
 }
 
 // Minimises f over u ∈ [lo, hi]: a coarse grid, then Brent around the best
@@ -232,10 +408,10 @@ std::string_view to_string(CompositionMethod m) {
 }
 
 CompositionAccountant::CompositionAccountant(const AccountantOptions& options)
-    : method_(options.composition) {}
+    : method_(options.composition), relation_(options.neighbouring) {}
 
 std::optional<std::string> CompositionAccountant::unsupported_reason(const DpEvent& event) const {
-  return collect(event, 1, step_).error;
+  return collect(event, 1, step_, relation_).error;
 }
 
 void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
@@ -243,7 +419,7 @@ void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
     if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
     return;
   }
-  const Collected c = collect(event, count, step_);
+  const Collected c = collect(event, count, step_, relation_);
   if (c.error) throw UnsupportedEvent(*c.error);
   const std::int64_t total = checked_add(count_, c.count);
   step_ = c.step;
@@ -259,8 +435,9 @@ Guarantee CompositionAccountant::base() const {
   Guarantee g;
   g.accountant = "composition";
   g.bound = BoundKind::upper;
-  g.neighbouring =
-      step_ && step_->replace_one ? Neighbouring::replace_one : Neighbouring::add_remove;
+  g.neighbouring = relation_                     ? *relation_
+                   : step_ && step_->replace_one ? Neighbouring::replace_one
+                                                 : Neighbouring::add_remove;
   g.notes.push_back(std::string(to_string(method_)) + " composition of " + std::to_string(count_) +
                     " steps, each (epsilon_step, delta_step)-DP");
   return g;
@@ -277,7 +454,7 @@ Guarantee CompositionAccountant::epsilon(double delta) const {
   const Step s = *step_;
   const std::int64_t k = count_;
   const double kd = static_cast<double>(k);
-  const bool pure = s.kind == Step::Kind::laplace;
+  const bool pure = is_pure(s);
   double d0 = 0;
   double eps = kInf;
   double slack = 0;
@@ -343,7 +520,7 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
   const Step s = *step_;
   const std::int64_t k = count_;
   const double kd = static_cast<double>(k);
-  const bool pure = s.kind == Step::Kind::laplace;
+  const bool pure = is_pure(s);
   // δ of the composition at ε for a per-step δ0 (ε0 from the step's profile).
   auto total_delta = [&](double step_d) -> double {
     const double e0 = step_epsilon(s, step_d);

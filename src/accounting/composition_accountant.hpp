@@ -7,7 +7,8 @@
 namespace dpb {
 
 /// (ε, δ) composition accountant, SPEC §4–§5: k repetitions of one mechanism
-/// (gaussian, laplace, or a Poisson / without-replacement sampled gaussian).
+/// (gaussian, laplace, a Poisson / without-replacement sampled gaussian, an
+/// (ε, δ)-DP, ε-DP or zCDP event, sampled or not, tree aggregation).
 /// Each step gets (ε0, δ0) from its exact profile (§2.1, §2.4), sampled steps
 /// are amplified (§5), and the k steps are composed with the basic, advanced
 /// or optimal theorem (AccountantOptions::composition). The split of the total
@@ -20,11 +21,22 @@ class CompositionAccountant final : public Accountant {
  public:
   /// One step of the run.
   struct Step {
-    enum class Kind { gaussian, laplace, sampled_gaussian };
+    enum class Kind {
+      gaussian,
+      laplace,
+      sampled_gaussian,
+      /// (ε, δ)-DP (δ = 0: pure ε-DP): the profile of the (ε, δ) randomized
+      /// response that dominates it (Kairouz, Oh & Viswanath 2015, Thm 2.1)
+      fixed,
+      zcdp,         ///< (ξ, ρ)-zCDP: ε(δ0) = ξ + ρ + 2√(ρ log(1/δ0))
+      non_private,  ///< ε = inf
+      none,         ///< no_op: adds nothing, composes with any step
+    };
     Kind kind;
-    double parameter;  ///< σ (gaussian kinds) or the Laplace scale b
-    double q = 1;      ///< sampling probability (sampled_gaussian)
+    double parameter;  ///< σ (gaussian kinds), the Laplace scale b, ε (fixed), ρ (zcdp)
+    double q = 1;      ///< sampling ratio (sampled_gaussian; fixed and zcdp when < 1)
     bool replace_one = false;
+    double delta = 0;  ///< δ (fixed), ξ (zcdp)
     bool operator==(const Step&) const = default;
   };
 
@@ -40,6 +52,7 @@ class CompositionAccountant final : public Accountant {
   Guarantee base() const;
 
   CompositionMethod method_;
+  std::optional<Neighbouring> relation_;  ///< AccountantOptions::neighbouring
   std::optional<Step> step_;
   std::int64_t count_ = 0;
 };

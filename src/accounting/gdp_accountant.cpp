@@ -1,10 +1,14 @@
 #include "accounting/gdp_accountant.hpp"
 
 #include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
 
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
 #include "accounting/gdp.hpp"
+#include "accounting/rdp_events.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
@@ -18,78 +22,92 @@ struct GdpTerm {
 };
 
 /// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
+/// `relation`: the neighbouring relation the user fixed, or nullopt
+/// (inferred: the sampled leaves fix it, unsampled ones read as add/remove).
 struct GdpPlanner {
-  Planned<GdpTerm> operator()(const GaussianEvent& e, const Sampling& s) const {
+  std::optional<Neighbouring> relation;
+
+  using P = Planned<GdpTerm>;
+
+  /// The refusal of the kinds without an exact μ.
+  static P no_mu(std::string_view name) {
+    return P::refuse("gdp: " + std::string(name) +
+                     " is not supported (no exact mu-GDP characterisation)");
+  }
+  /// How far one record moves an unsampled query, in add/remove sensitivities.
+  double sensitivity() const {
+    return relation == Neighbouring::replace_one ? kReplaceOneSensitivity : 1.0;
+  }
+
+  P operator()(const GaussianEvent& e, const Sampling& s) const {
     const double sigma = e.noise_multiplier;
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
+      // Add/remove and replace-special: the same analysis (a null record
+      // contributes nothing, as if absent).
+      if (relation == Neighbouring::replace_one)
+        return P::refuse(
+            "gdp: poisson_sampled gaussian under replace_one neighbouring has no central-limit "
+            "mu here (Bu et al. 2020 is for add/remove): use pld, or add_remove / "
+            "replace_special");
       const double q = p->probability;
       if (q == 1) return GdpTerm{1 / sigma, false};  // exact Gaussian
       if (q == 0) return GdpTerm{0, false};
       return GdpTerm{gdp_clt_mu_poisson(q, sigma, 1), true};
     }
     if (const auto* w = std::get_if<WithoutReplacementSampling>(&s)) {
+      if (relation && *relation != Neighbouring::replace_one)
+        return P::refuse(
+            "gdp: sampled_without_replacement is analysed under replace_one neighbouring only, "
+            "not " +
+            std::string(to_string(*relation)));
       const double q = w->ratio();
       if (q == 0) return GdpTerm{0, false};
       // Replace-one: sensitivity 2 clipping norms, i.e. noise σ/2 (as RDP).
       return GdpTerm{gdp_clt_mu_uniform(q, sigma / kReplaceOneSensitivity, 1), true};
     }
-    return GdpTerm{1 / sigma};  // μ = 1/σ exactly (Dong, Roth & Su 2022, Thm 2.7)
+    // μ = Δ/σ exactly (Dong, Roth & Su 2022, Thm 2.7), Δ = 2 under replace-one.
+    return GdpTerm{sensitivity() / sigma};
   }
-  Planned<GdpTerm> operator()(const LaplaceEvent&, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(
-        "gdp: laplace is not supported (no exact mu-GDP characterisation)");
+  P operator()(const LaplaceEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const NoOpEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s))
+      return P::refuse(std::string("gdp: ") + sampled_event_name(s) + " of " +
+                       std::string(e.kName) + " is not analysed");
+    return GdpTerm{0};  // identical outputs: 0-GDP
   }
-  Planned<GdpTerm> operator()(const NoOpEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const NonPrivateEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s))
+      return P::refuse(std::string("gdp: ") + sampled_event_name(s) + " of " +
+                       std::string(e.kName) + " is not analysed");
+    // No trade-off guarantee: μ = inf (ε = inf, δ = 1).
+    return GdpTerm{std::numeric_limits<double>::infinity()};
   }
-  Planned<GdpTerm> operator()(const NonPrivateEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const EpsilonDeltaEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const DiscreteLaplaceEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const DiscreteGaussianEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const RandomizedResponseEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const ZcdpEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const ExponentialMechanismEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const PermuteAndFlipEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s))
+      return P::refuse(std::string("gdp: ") + sampled_event_name(s) + " of " +
+                       std::string(e.kName) + " is not analysed");
+    if (!relation || *relation == Neighbouring::add_remove)
+      return P::refuse(
+          "gdp: single_epoch_tree_aggregation has no analysis under add_remove neighbouring (a "
+          "record is replaced by a null one in the tree it reaches): choose neighbouring "
+          "replace_one or replace_special");
+    // The vector of node sums is a Gaussian mechanism whose L2 sensitivity is
+    // s·√depth (one record reaches one node per level, Kairouz et al. 2021,
+    // App. D): μ = s·√depth/σ exactly (Dong, Roth & Su 2022, Thm 2.7).
+    const double depth = tree_aggregation_depth(e.step_counts);
+    return GdpTerm{sensitivity() * std::sqrt(depth) / e.noise_multiplier};
   }
-  Planned<GdpTerm> operator()(const EpsilonDeltaEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const DiscreteLaplaceEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const DiscreteGaussianEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const RandomizedResponseEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const ZcdpEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const ExponentialMechanismEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const PermuteAndFlipEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
-  }
-  Planned<GdpTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
-    return Planned<GdpTerm>::refuse(std::string("gdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const RepeatAndSelectEvent& e, const Sampling&) const { return no_mu(e.kName); }
+  P operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+    return no_mu(e.kName);
   }
 };
 
@@ -97,9 +115,9 @@ constexpr const char* kMixedRelations =
     "gdp: cannot mix poisson_sampled (add/remove) and sampled_without_replacement "
     "(replace-one) events";
 
-Plan<GdpTerm> gdp_plan(const DpEvent& event) {
-  Plan<GdpTerm> plan = plan_event<GdpTerm>(event, GdpPlanner{}, "gdp");
-  if (!plan.refusal && plan.relations.mixed()) plan.refusal = kMixedRelations;
+Plan<GdpTerm> gdp_plan(const DpEvent& event, std::optional<Neighbouring> relation) {
+  Plan<GdpTerm> plan = plan_event<GdpTerm>(event, GdpPlanner{relation}, "gdp");
+  if (!relation && !plan.refusal && plan.relations.mixed()) plan.refusal = kMixedRelations;
   return plan;
 }
 
@@ -137,11 +155,12 @@ void collect(const Plan<GdpTerm>& plan, double mult, Parts& parts) {
 
 }  // namespace
 
-GdpAccountant::GdpAccountant(const AccountantOptions&) {}
+GdpAccountant::GdpAccountant(const AccountantOptions& options) : relation_(options.neighbouring) {}
 
 std::optional<std::string> GdpAccountant::unsupported_reason(const DpEvent& event) const {
-  const Plan<GdpTerm> plan = gdp_plan(event);
+  const Plan<GdpTerm> plan = gdp_plan(event, relation_);
   if (plan.refusal) return plan.refusal;
+  if (relation_) return std::nullopt;
   if ((plan.relations.add_remove && without_replacement_) ||
       (plan.relations.replace_one && poisson_))
     return std::string(kMixedRelations) + " (the accountant already holds the other kind)";
@@ -152,7 +171,7 @@ void GdpAccountant::compose(const DpEvent& event, std::int64_t count) {
   if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
   if (count <= 0) return;
   Parts p;
-  const Plan<GdpTerm> plan = gdp_plan(event);
+  const Plan<GdpTerm> plan = gdp_plan(event, relation_);
   collect(plan, static_cast<double>(count), p);
   p.poisson = plan.relations.add_remove;
   p.without_replacement = plan.relations.replace_one;
@@ -170,7 +189,9 @@ Guarantee GdpAccountant::base() const {
   Guarantee g;
   g.accountant = "gdp";
   g.bound = clt_ ? BoundKind::approximate : BoundKind::upper;
-  g.neighbouring = without_replacement_ ? Neighbouring::replace_one : Neighbouring::add_remove;
+  g.neighbouring = relation_              ? *relation_
+                   : without_replacement_ ? Neighbouring::replace_one
+                                          : Neighbouring::add_remove;
   g.details.emplace_back("mu", mu());
   if (clt_)
     g.notes.push_back(

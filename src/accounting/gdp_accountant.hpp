@@ -10,6 +10,8 @@ namespace dpb {
 ///    q²(e^{1/σ²} − 1) per step (approximate; q = 1 is the exact Gaussian);
 ///  - sampled_without_replacement gaussian (m of N): the uniform-sampling CLT
 ///    contribution 2q²(e^{1/σ²}Φ(1.5/σ) + 3Φ(−0.5/σ) − 2), q = m/N, replace-one;
+///  - single_epoch_tree_aggregation: μ = s·√depth/σ (replace-one s = 2,
+///    replace-special s = 1); no_op μ = 0; non_private μ = inf;
 ///  - self_composed / composed of those.
 /// Any CLT part makes the whole result approximate (not an upper bound).
 class GdpAccountant final : public Accountant {
@@ -33,6 +35,7 @@ class GdpAccountant final : public Accountant {
   bool clt_outside_ = false;  ///< see outside_clt_regime()
   bool poisson_ = false;
   bool without_replacement_ = false;
+  std::optional<Neighbouring> relation_;  ///< AccountantOptions::neighbouring
 };
 
 }  // namespace dpb

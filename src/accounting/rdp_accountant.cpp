@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
 
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
 #include "accounting/rdp.hpp"
+#include "accounting/rdp_events.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
@@ -17,91 +22,227 @@ constexpr const char* kMixedRelations =
     "sampled_without_replacement (replace-one neighbouring) events: their RDP bounds hold "
     "for different neighbouring relations";
 
-/// One leaf as the RDP accountant evaluates it (event_walk.hpp).
+struct RdpTerm;
+using RdpPlan = Plan<RdpTerm>;
+
+/// One leaf as the RDP accountant evaluates it (event_walk.hpp). `s` below is
+/// the sensitivity factor of the relation the curve is evaluated under
+/// (kReplaceOneSensitivity = 2 under replace-one, else 1).
 struct RdpTerm {
   enum class Kind {
-    gaussian,          ///< ρ(α) = α/(2σ²) (Mironov 2017, Prop. 7), sensitivity by relation
-    laplace,           ///< Mironov 2017, Prop. 6, sensitivity by relation
-    poisson_gaussian,  ///< SPEC §2.2 (Mironov, Talwar & Zhang 2019), add/remove only
+    gaussian,          ///< ρ(α) = α/(2(σ/s)²) (Mironov 2017, Prop. 7)
+    laplace,           ///< Mironov 2017, Prop. 6, scale b/s
+    poisson_gaussian,  ///< SPEC §2.2 (Mironov, Talwar & Zhang 2019), add/remove, replace-special
     wor_gaussian,      ///< SPEC §2.3 (Wang, Balle & Kasiviswanathan 2019), replace-one only
+    zero,              ///< no_op
+    infinite,          ///< non_private: +inf at every order
+    pure_dp,           ///< an ε-DP mechanism: binary randomized response (rdp_pure_dp)
+    zcdp,              ///< ξ + ρα (Bun & Steinke 2016, Def. 1.1)
+    exponential,       ///< min(ξ + ε²α/8, ε) (Cesar & Rogers 2021, Sec. 3)
+    randomized_response,  ///< exact k-ary RR, replace-one or replace-special
+    tree,                 ///< Gaussian of sensitivity √depth (Kairouz et al. 2021, App. D)
+    repeat_and_select,    ///< Papernot & Steinke 2022 of `inner`
   };
   Kind kind;
-  double parameter;  ///< σ, or the Laplace scale b
-  double ratio = 1;  ///< q, or m/N without replacement
+  double parameter = 0;      ///< σ, b, ε, ρ, p or the mean of repeat_and_select
+  double ratio = 1;          ///< q, or m/N without replacement
+  double xi = 0;             ///< zCDP ξ; repeat_and_select: the shape
+  std::int64_t buckets = 0;  ///< randomized response k; tree depth
+  /// ε (pure_dp) times s, or ρ (zcdp) times s²: the discrete mechanisms whose
+  /// parameters are relative to one record's contribution.
+  bool scales = false;
+  /// log(1 − δ) of an epsilon_delta event (0 otherwise).
+  double log1m_delta = 0;
+  std::shared_ptr<const RdpPlan> inner;  ///< repeat_and_select: the repeated event
 };
+
+RdpTerm make_term(RdpTerm::Kind kind, double parameter = 0, double ratio = 1) {
+  RdpTerm t{};
+  t.kind = kind;
+  t.parameter = parameter;
+  t.ratio = ratio;
+  return t;
+}
+
+std::string rdp_refusal(std::string_view what) { return "rdp: " + std::string(what); }
 
 /// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
+/// `relation`: the neighbouring relation the user fixed, or nullopt (inferred).
 struct RdpPlanner {
-  Planned<RdpTerm> operator()(const GaussianEvent& e, const Sampling& s) const {
-    if (const auto* p = std::get_if<PoissonSampling>(&s))
-      return RdpTerm{RdpTerm::Kind::poisson_gaussian, e.noise_multiplier, p->probability};
-    if (const auto* w = std::get_if<WithoutReplacementSampling>(&s))
-      return RdpTerm{RdpTerm::Kind::wor_gaussian, e.noise_multiplier, w->ratio()};
-    return RdpTerm{RdpTerm::Kind::gaussian, e.noise_multiplier};
+  std::optional<Neighbouring> relation;
+
+  using P = Planned<RdpTerm>;
+
+  /// The refusal of a kind this accountant analyses only unsampled.
+  static P unsampled_only(const Sampling& s, std::string_view name) {
+    return P::refuse(refuse_sampled("rdp", s, "a gaussian", name) +
+                     " (no RDP analysis of a sampled " + std::string(name) + ")");
   }
-  Planned<RdpTerm> operator()(const LaplaceEvent& e, const Sampling& s) const {
+  /// Kinds analysed under replace-one and replace-special only.
+  std::optional<std::string> needs_replace(std::string_view name, std::string_view why) const {
+    if (!relation)
+      return rdp_refusal(std::string(name) + " has no analysis under add_remove neighbouring (" +
+                         std::string(why) +
+                         "), and none was chosen: choose neighbouring replace_one or "
+                         "replace_special");
+    if (*relation == Neighbouring::add_remove)
+      return rdp_refusal(std::string(name) + " has no analysis under add_remove neighbouring (" +
+                         std::string(why) + "): use replace_one or replace_special");
+    return std::nullopt;
+  }
+
+  P operator()(const GaussianEvent& e, const Sampling& s) const {
+    if (const auto* p = std::get_if<PoissonSampling>(&s)) {
+      if (relation == Neighbouring::replace_one)
+        return P::refuse(
+            "rdp: poisson_sampled gaussian under replace_one neighbouring is not analysed here "
+            "(the RDP bound of Mironov, Talwar & Zhang 2019 is for add/remove and "
+            "replace-special): use pld, or neighbouring add_remove or replace_special");
+      return make_term(RdpTerm::Kind::poisson_gaussian, e.noise_multiplier, p->probability);
+    }
+    if (const auto* w = std::get_if<WithoutReplacementSampling>(&s)) {
+      if (relation && *relation != Neighbouring::replace_one)
+        return P::refuse(
+            "rdp: sampled_without_replacement is analysed under replace_one "
+            "neighbouring only (Wang, Balle & Kasiviswanathan 2019), not " +
+            std::string(to_string(*relation)));
+      return make_term(RdpTerm::Kind::wor_gaussian, e.noise_multiplier, w->ratio());
+    }
+    return make_term(RdpTerm::Kind::gaussian, e.noise_multiplier);
+  }
+  P operator()(const LaplaceEvent& e, const Sampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
-      return Planned<RdpTerm>::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName));
-    return RdpTerm{RdpTerm::Kind::laplace, e.scale};
+      return P::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName));
+    return make_term(RdpTerm::Kind::laplace, e.scale);
   }
-  Planned<RdpTerm> operator()(const NoOpEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const NoOpEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    return make_term(RdpTerm::Kind::zero);
   }
-  Planned<RdpTerm> operator()(const NonPrivateEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const NonPrivateEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    return make_term(RdpTerm::Kind::infinite);
   }
-  Planned<RdpTerm> operator()(const EpsilonDeltaEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const EpsilonDeltaEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    // An (ε, δ)-DP mechanism is a post-processing of the (ε, δ) randomized
+    // response (Kairouz, Oh & Viswanath 2015, Thm 2.1; Murtagh & Vadhan 2016,
+    // Lemma 3.2): with probability δ it reveals which neighbour it saw,
+    // otherwise it is binary randomized response with ε. The RDP curve is that
+    // of the ε part; the δ's compose as 1 − Π(1 − δ_i), added outside it.
+    RdpTerm t = make_term(RdpTerm::Kind::pure_dp, e.epsilon);
+    t.log1m_delta = std::log1p(-e.delta);
+    return t;
   }
-  Planned<RdpTerm> operator()(const DiscreteLaplaceEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const DiscreteLaplaceEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    // Pure (aΔ)-DP: the privacy loss a(|x − Δ| − |x|) lies in [−aΔ, aΔ] (for
+    // Δ = 1 it takes only ±a, so binary randomized response is then exact).
+    RdpTerm t =
+        make_term(RdpTerm::Kind::pure_dp, e.noise_parameter * static_cast<double>(e.sensitivity));
+    t.scales = true;
+    return t;
   }
-  Planned<RdpTerm> operator()(const DiscreteGaussianEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const DiscreteGaussianEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s))
+      return P::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName) +
+                       ": no published analysis shows that a sampled discrete Gaussian "
+                       "behaves as a sampled continuous one");
+    // Canonne, Kamath & Steinke 2020, Thm 4 (from their Prop. 5): ρ-zCDP with
+    // ρ = Δ²/(2σ²).
+    const double d = static_cast<double>(e.sensitivity);
+    RdpTerm t = make_term(RdpTerm::Kind::zcdp, d * d / (2 * e.sigma * e.sigma));
+    t.scales = true;
+    return t;
   }
-  Planned<RdpTerm> operator()(const RandomizedResponseEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const RandomizedResponseEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    if (auto why = needs_replace(e.kName, "a record's bucket is replaced, not removed"))
+      return P::refuse(*why);
+    RdpTerm t = make_term(RdpTerm::Kind::randomized_response, e.noise_parameter);
+    t.buckets = e.num_buckets;
+    return t;
   }
-  Planned<RdpTerm> operator()(const ZcdpEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const ZcdpEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s))
+      return P::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName) +
+                       ": no published analysis of a sampled zCDP mechanism (it need not "
+                       "behave as a sampled Gaussian)");
+    RdpTerm t = make_term(RdpTerm::Kind::zcdp, e.rho);
+    t.xi = e.xi;
+    return t;
   }
-  Planned<RdpTerm> operator()(const ExponentialMechanismEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const ExponentialMechanismEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    return make_term(RdpTerm::Kind::exponential, e.epsilon);
   }
-  Planned<RdpTerm> operator()(const PermuteAndFlipEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const PermuteAndFlipEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    // Analysed as a generic ε-DP mechanism (McKenna & Sheldon 2020 prove ε-DP).
+    // dp_accounting gives it the Laplace curves, for which no proof is
+    // published; binary randomized response bounds every ε-DP mechanism.
+    return make_term(RdpTerm::Kind::pure_dp, e.epsilon);
   }
-  Planned<RdpTerm> operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
+    return P::refuse(
+        rdp_refusal(std::string(e.kName) + " has no RDP analysis implemented here: use pld"));
   }
-  Planned<RdpTerm> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    if (auto why = needs_replace(e.kName,
+                                 "the analysis of Kairouz et al. 2021, App. D, replaces a record "
+                                 "by a null one in every tree it reaches"))
+      return P::refuse(*why);
+    RdpTerm t = make_term(RdpTerm::Kind::tree, e.noise_multiplier);
+    t.buckets = tree_aggregation_depth(e.step_counts);
+    return t;
   }
-  Planned<RdpTerm> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const RepeatAndSelectEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    auto inner = std::make_shared<RdpPlan>(plan_event<RdpTerm>(*e.event, *this, "rdp"));
+    if (inner->refusal) return P::refuse(*inner->refusal);
+    for (const auto& [term, count] : inner->terms)
+      if (count > 0 && term.log1m_delta < 0)
+        return P::refuse(
+            "rdp: repeat_and_select of an event with delta > 0 (epsilon_delta) has no RDP "
+            "analysis: Papernot & Steinke 2022 need the repeated event's RDP curve");
+    RdpTerm t = make_term(RdpTerm::Kind::repeat_and_select, e.mean);
+    t.xi = e.shape;
+    t.inner = std::move(inner);
+    return t;
   }
-  Planned<RdpTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
-    return Planned<RdpTerm>::refuse(std::string("rdp: ") + std::string(e.kName) +
-                                    " is not supported yet");
+  P operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+    return P::refuse(
+        rdp_refusal(std::string(e.kName) + " has no RDP analysis implemented here: use pld"));
   }
 };
 
-Plan<RdpTerm> rdp_plan(const DpEvent& event) {
-  Plan<RdpTerm> plan = plan_event<RdpTerm>(event, RdpPlanner{}, "rdp");
-  if (!plan.refusal && plan.relations.mixed()) plan.refusal = kMixedRelations;
+/// The relations fixed by the sampled events anywhere in `plan`, including
+/// inside repeat_and_select.
+void merge_relations(const RdpPlan& plan, Relations& into) {
+  into.add_remove = into.add_remove || plan.relations.add_remove;
+  into.replace_one = into.replace_one || plan.relations.replace_one;
+  for (const auto& [term, count] : plan.terms)
+    if (term.inner) merge_relations(*term.inner, into);
+}
+
+RdpPlan rdp_plan(const DpEvent& event, std::optional<Neighbouring> relation) {
+  RdpPlan plan = plan_event<RdpTerm>(event, RdpPlanner{relation}, "rdp");
+  if (plan.refusal) return plan;
+  merge_relations(plan, plan.relations);
+  // With the relation fixed every leaf is analysed under it (the planner has
+  // refused those that have no analysis there); inferred, the sampled leaves
+  // fix it and must agree.
+  if (!relation && plan.relations.mixed()) plan.refusal = kMixedRelations;
   return plan;
+}
+
+/// log(1 − δ_extra) of one occurrence of `plan` (its epsilon_delta events).
+double plan_log1m_delta(const RdpPlan& plan) {
+  double sum = 0;
+  for (const auto& [term, count] : plan.terms)
+    if (count > 0 && term.log1m_delta < 0) sum += static_cast<double>(count) * term.log1m_delta;
+  return sum;
 }
 
 /// rdp_poisson_gaussian(q, σ, orders) is a pure function and the costly part
@@ -140,30 +281,43 @@ const std::vector<double>& wor_gaussian_curve(double ratio, double sigma,
   return cache.front().curve;
 }
 
+/// Relative rounding of the δ_extra conversions (a log1p, an expm1 and a
+/// difference: a few u; 8 machine epsilons cover them).
+constexpr double kExtraDeltaRounding = 8 * std::numeric_limits<double>::epsilon();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 void add_scaled(std::vector<double>& into, const std::vector<double>& curve, double count) {
   for (std::size_t i = 0; i < into.size(); ++i)
     if (curve[i] != 0) into[i] += count * curve[i];  // 0·inf stays 0 when count = 0
 }
 
-// Leaves without sampling (Gaussian, Laplace) hold under either relation, with
-// the sensitivity of that relation: the SPEC's σ and b are relative to the
-// add/remove sensitivity 1 (the clipping norm), and replacing a record moves
-// the query by up to kReplaceOneSensitivity = 2 of them, so under replace-one
-// the Gaussian has ρ(α) = 2²·α/(2σ²) and the Laplace mechanism is the one with
-// scale b/2 at sensitivity 1.
+std::vector<double> plan_curve(const RdpPlan& plan, const std::vector<double>& orders,
+                               Neighbouring relation);
+
+// Leaves without sampling hold under either relation, with the sensitivity of
+// that relation: the SPEC's σ and b (and the discrete mechanisms' noise) are
+// relative to the add/remove sensitivity 1 (one record's contribution), and
+// replacing a record moves the query by up to kReplaceOneSensitivity = 2 of
+// them, so under replace-one the Gaussian has ρ(α) = 2²·α/(2σ²) and the Laplace
+// mechanism is the one with scale b/2 at sensitivity 1. Under replace-special
+// (a record replaced by a null one contributing nothing) the move is 1.
+// Guarantees (epsilon_delta, zcdp, exponential_mechanism, permute_and_flip)
+// hold as stated under every relation.
 std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orders,
                                Neighbouring relation) {
   const bool ro = relation == Neighbouring::replace_one;
   const double s = ro ? kReplaceOneSensitivity : 1.0;
+  const double scale = t.scales ? s : 1.0;
   std::vector<double> out(orders.size(), 0.0);
+  auto each = [&](auto&& f) {
+    for (std::size_t i = 0; i < orders.size(); ++i) out[i] = f(orders[i]);
+  };
   switch (t.kind) {
     case RdpTerm::Kind::gaussian:
-      for (std::size_t i = 0; i < orders.size(); ++i)
-        out[i] = rdp_gaussian(t.parameter / s, orders[i]);
+      each([&](double a) { return rdp_gaussian(t.parameter / s, a); });
       break;
     case RdpTerm::Kind::laplace:
-      for (std::size_t i = 0; i < orders.size(); ++i)
-        out[i] = rdp_laplace(t.parameter / s, orders[i]);
+      each([&](double a) { return rdp_laplace(t.parameter / s, a); });
       break;
     case RdpTerm::Kind::poisson_gaussian:
       if (ro) throw UnsupportedEvent(kMixedRelations);
@@ -173,18 +327,70 @@ std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orde
       if (!ro) throw UnsupportedEvent(kMixedRelations);
       out = wor_gaussian_curve(t.ratio, t.parameter, orders);
       break;
+    case RdpTerm::Kind::zero:
+      break;
+    case RdpTerm::Kind::infinite:
+      each([](double) { return kInf; });
+      break;
+    case RdpTerm::Kind::pure_dp:
+      each([&](double a) { return rdp_pure_dp(t.parameter * scale, a); });
+      break;
+    case RdpTerm::Kind::zcdp:
+      each([&](double a) { return rdp_zcdp(t.xi, t.parameter * scale * scale, a); });
+      break;
+    case RdpTerm::Kind::exponential:
+      each([&](double a) { return rdp_exponential_mechanism(t.parameter, a); });
+      break;
+    case RdpTerm::Kind::randomized_response:
+      if (relation == Neighbouring::add_remove)
+        throw UnsupportedEvent("rdp: randomized_response has no analysis under add_remove");
+      each([&](double a) {
+        return ro ? rdp_randomized_response_replace_one(t.parameter, t.buckets, a)
+                  : rdp_randomized_response_replace_special(t.parameter, t.buckets, a);
+      });
+      break;
+    case RdpTerm::Kind::tree: {
+      if (relation == Neighbouring::add_remove)
+        throw UnsupportedEvent(
+            "rdp: single_epoch_tree_aggregation has no analysis under add_remove");
+      // Kairouz et al. 2021, App. D: one record reaches at most `depth` nodes
+      // (one per level of the one tree it is in), each with Gaussian noise σ,
+      // so the vector of node sums is a Gaussian mechanism of L2 sensitivity
+      // s·√depth: ρ(α) = α·depth·s²/(2σ²).
+      const double sigma_eff = t.parameter / (s * std::sqrt(static_cast<double>(t.buckets)));
+      each([&](double a) { return std::nextafter(rdp_gaussian(sigma_eff, a), kInf); });
+      break;
+    }
+    case RdpTerm::Kind::repeat_and_select:
+      out =
+          rdp_repeat_and_select(orders, plan_curve(*t.inner, orders, relation), t.parameter, t.xi);
+      break;
   }
   return out;
 }
 
 /// RDP of one occurrence of a planned event at every order (RDP composes
 /// additively, Mironov 2017 Prop. 1).
-std::vector<double> plan_curve(const Plan<RdpTerm>& plan, const std::vector<double>& orders,
+std::vector<double> plan_curve(const RdpPlan& plan, const std::vector<double>& orders,
                                Neighbouring relation) {
   std::vector<double> out(orders.size(), 0.0);
   for (const auto& [term, count] : plan.terms)
     if (count > 0) add_scaled(out, term_curve(term, orders, relation), static_cast<double>(count));
   return out;
+}
+
+/// δ' with 1 − δ = (1 − δ')(1 − δ_extra), rounded down; ≤ 0 when δ ≤ δ_extra.
+double effective_delta(double delta, double log1m_extra) {
+  if (log1m_extra == 0) return delta;
+  const double d = -std::expm1(std::log1p(-delta) - log1m_extra);
+  return d * (1 - kExtraDeltaRounding);
+}
+
+/// 1 − (1 − δ)(1 − δ_extra) = δ + δ_extra − δ·δ_extra, rounded up, capped at 1.
+double with_extra_delta(double delta, double log1m_extra) {
+  if (log1m_extra == 0) return delta;
+  const double d = -std::expm1(std::log1p(-delta) + log1m_extra);
+  return std::min(1.0, d * (1 + kExtraDeltaRounding));
 }
 
 }  // namespace
@@ -194,14 +400,17 @@ RdpAccountant::RdpAccountant(const AccountantOptions& options)
       rdp_(orders_.size(), 0.0),
       rdp_add_remove_(orders_.size(), 0.0),
       rdp_replace_one_(orders_.size(), 0.0),
-      conversion_(options.conversion) {
+      conversion_(options.conversion),
+      neighbouring_(options.neighbouring.value_or(Neighbouring::add_remove)),
+      explicit_relation_(options.neighbouring) {
   for (double a : orders_)
     if (!(a > 1) || !std::isfinite(a)) throw InvalidParameter("orders", "every order must be > 1");
 }
 
 std::optional<std::string> RdpAccountant::unsupported_reason(const DpEvent& event) const {
-  const Plan<RdpTerm> plan = rdp_plan(event);
+  const RdpPlan plan = rdp_plan(event, explicit_relation_);
   if (plan.refusal) return plan.refusal;
+  if (explicit_relation_) return std::nullopt;
   const Relations& r = plan.relations;
   if ((r.add_remove && has_replace_one_) || (r.replace_one && has_add_remove_))
     return std::string(kMixedRelations) + " (the accountant already holds the other kind)";
@@ -211,9 +420,14 @@ std::optional<std::string> RdpAccountant::unsupported_reason(const DpEvent& even
 void RdpAccountant::compose(const DpEvent& event, std::int64_t count) {
   if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
   if (count <= 0) return;
-  const Plan<RdpTerm> plan = rdp_plan(event);
-  const Relations& r = plan.relations;
+  const RdpPlan plan = rdp_plan(event, explicit_relation_);
   const double n = static_cast<double>(count);
+  log1m_extra_delta_ += n * plan_log1m_delta(plan);
+  if (explicit_relation_) {
+    add_scaled(rdp_, plan_curve(plan, orders_, *explicit_relation_), n);
+    return;
+  }
+  const Relations& r = plan.relations;
   // Both totals are kept until a sampled event fixes the relation.
   if (!r.replace_one && !has_replace_one_)
     add_scaled(rdp_add_remove_, plan_curve(plan, orders_, Neighbouring::add_remove), n);
@@ -235,12 +449,23 @@ bool at_edge(const std::vector<double>& orders, double order) {
 }  // namespace
 
 Guarantee RdpAccountant::epsilon(double delta) const {
-  const RdpEpsilon r = epsilon_from_rdp(orders_, rdp_, delta, conversion_);
+  if (!(delta > 0 && delta < 1)) throw InvalidParameter("delta", "must be in (0, 1)");
   Guarantee g;
   g.accountant = "rdp";
-  g.epsilon = r.epsilon;
   g.delta = delta;
   g.neighbouring = neighbouring_;
+  add_extra_delta(g);
+  // The δ left for the RDP curve once the epsilon_delta events' δ_extra is
+  // taken out: 1 − δ = (1 − δ')(1 − δ_extra).
+  const double d = effective_delta(delta, log1m_extra_delta_);
+  if (!(d > 0)) {
+    g.epsilon = kInf;
+    g.order = orders_.front();
+    g.notes.push_back("delta is at most the epsilon_delta events' own delta: epsilon = inf");
+    return g;
+  }
+  const RdpEpsilon r = epsilon_from_rdp(orders_, rdp_, d, conversion_);
+  g.epsilon = r.epsilon;
   g.order = r.order;
   g.order_at_edge = std::isfinite(r.epsilon) && !r.kl_shortcut && at_edge(orders_, r.order);
   if (r.kl_shortcut)
@@ -250,25 +475,42 @@ Guarantee RdpAccountant::epsilon(double delta) const {
 }
 
 Guarantee RdpAccountant::delta(double epsilon) const {
-  const RdpDelta r = delta_from_rdp(orders_, rdp_, epsilon, conversion_);
+  RdpDelta r = delta_from_rdp(orders_, rdp_, epsilon, conversion_);
+  // A curve that is 0 at every order means identical output distributions
+  // (D_α(P‖Q) = 0 iff P = Q): δ = 0 at every ε. (delta_from_rdp's rounding
+  // term is not finite there.)
+  if (std::all_of(rdp_.begin(), rdp_.end(), [](double v) { return v == 0; })) r.delta = 0;
   Guarantee g;
   g.accountant = "rdp";
   g.epsilon = epsilon;
-  g.delta = r.delta;
+  g.delta = with_extra_delta(r.delta, log1m_extra_delta_);
   g.neighbouring = neighbouring_;
   g.order = r.order;
   g.order_at_edge = r.delta < 1 && at_edge(orders_, r.order);
+  add_extra_delta(g);
   return g;
+}
+
+void RdpAccountant::add_extra_delta(Guarantee& g) const {
+  if (log1m_extra_delta_ == 0) return;
+  g.details.emplace_back("extra_delta", -std::expm1(log1m_extra_delta_));
+  g.notes.push_back(
+      "includes extra_delta = 1 - prod(1 - delta_i) of the epsilon_delta events: total delta = "
+      "1 - (1 - delta_rdp)(1 - extra_delta)");
 }
 
 std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& step, double epsilon,
                                                               double delta) const {
   if (unsupported_reason(step)) return std::nullopt;
-  const Plan<RdpTerm> plan = rdp_plan(step);
-  const std::vector<double> rho =
-      plan_curve(plan, orders_,
-                 (plan.relations.replace_one || has_replace_one_) ? Neighbouring::replace_one
-                                                                  : Neighbouring::add_remove);
+  const RdpPlan plan = rdp_plan(step, explicit_relation_);
+  // The closed form knows only the curve: no hint with an extra δ.
+  if (plan_log1m_delta(plan) < 0 || log1m_extra_delta_ < 0) return std::nullopt;
+  const Neighbouring relation =
+      explicit_relation_
+          ? *explicit_relation_
+          : ((plan.relations.replace_one || has_replace_one_) ? Neighbouring::replace_one
+                                                              : Neighbouring::add_remove);
+  const std::vector<double> rho = plan_curve(plan, orders_, relation);
   double best = -1;
   for (std::size_t i = 0; i < orders_.size(); ++i) {
     const double a = orders_[i];

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "accounting/accountant.hpp"
@@ -24,6 +25,9 @@ class RdpAccountant final : public Accountant {
   const std::vector<double>& curve() const { return rdp_; }
 
  private:
+  /// Adds extra_delta (and a note) to `g` when epsilon_delta events hold some.
+  void add_extra_delta(Guarantee& g) const;
+
   std::vector<double> orders_;
   /// The composed curve under neighbouring_ (one of the two below).
   std::vector<double> rdp_;
@@ -36,6 +40,12 @@ class RdpAccountant final : public Accountant {
   bool has_replace_one_ = false;
   RdpConversion conversion_;
   Neighbouring neighbouring_ = Neighbouring::add_remove;
+  /// The relation the user fixed (AccountantOptions::neighbouring): then only
+  /// rdp_ is kept, under it; nullopt: inferred from the sampled events.
+  std::optional<Neighbouring> explicit_relation_;
+  /// log(1 − δ_extra) of the epsilon_delta events composed so far:
+  /// δ_extra = 1 − Π(1 − δ_i) is added outside the RDP curve.
+  double log1m_extra_delta_ = 0;
 };
 
 }  // namespace dpb

@@ -84,8 +84,12 @@ std::vector<EventPtr> every_kind() {
   return out;
 }
 
+/// Equal to a relative 1e-12, or both the same infinity (doctest's Approx
+/// cannot compare infinities: non_private gives epsilon = inf).
+bool same(double a, double b) { return a == b || a == doctest::Approx(b).epsilon(1e-12); }
+
 constexpr double kDelta = 1e-5;
-constexpr double kEpsilon = 0.5;  // below the Laplace samples' pure epsilon 1, so delta > 0
+constexpr double kEpsilon = 0.5;  // below the unsampled samples' pure epsilon 1, so delta > 0
 
 }  // namespace
 
@@ -116,7 +120,9 @@ TEST_CASE("every accountant answers or refuses every event kind, with a reason")
         continue;
       }
       CHECK(e.epsilon > 0);  // every sample leaks: zero would be a silently dropped event
-      CHECK(d.delta > 0);
+      // δ(kEpsilon) = 0 is right only for a pure guarantee at or below
+      // kEpsilon (e.g. an amplified ε-DP sample), and then ε(δ) ≤ kEpsilon.
+      CHECK((d.delta > 0 || e.epsilon <= kEpsilon));
     }
   }
   // Each leaf kind is supported unsampled by at least one accountant, and the
@@ -142,11 +148,11 @@ TEST_CASE("self_composed of k equals the composed list of k copies, in every acc
         list->compose(*copies);
         const double a = self->epsilon(kDelta).epsilon;
         const double b = list->epsilon(kDelta).epsilon;
-        CHECK(a == doctest::Approx(b).epsilon(1e-12));
+        CHECK(same(a, b));
         // And compose(e, k) is the same again.
         auto counted = info.make(AccountantOptions{});
         counted->compose(*e, k);
-        CHECK(counted->epsilon(kDelta).epsilon == doctest::Approx(a).epsilon(1e-12));
+        CHECK(same(counted->epsilon(kDelta).epsilon, a));
       }
     });
   }
