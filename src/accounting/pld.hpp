@@ -35,14 +35,14 @@ struct Atom {
 /// values (pld_internal.hpp, stage (1)).
 struct Mechanism {
   enum class Kind {
-    gaussian,          ///< base N(0, σ²) vs N(1, σ²), optionally Poisson-subsampled (add/remove)
-    laplace,           ///< base Lap(0, b) vs Lap(1, b), optionally Poisson-subsampled
+    gaussian,  ///< base N(0, σ²) vs N(1, σ²), optionally Poisson-subsampled (add/remove)
+    laplace,   ///< base Lap(0, b) vs Lap(1, b), optionally Poisson-subsampled
     gaussian_replace,  ///< (1−q)N(0,σ²) + qN(1,σ²) vs (1−q)N(0,σ²) + qN(−1,σ²) (REPLACE pair)
-    gaussian_mixture,  ///< Σ_i p_i N(c_i, s²) vs N(0, s²), c_i ≥ 0 (mixture of Gaussians)
-    atoms,             ///< finitely many atoms of the loss (`atoms`, `add_atoms`)
-    discrete_laplace,  ///< DLap(a) + shift vs DLap(a) on the integers
+    gaussian_mixture,   ///< Σ_i p_i N(c_i, s²) vs N(0, s²), c_i ≥ 0 (mixture of Gaussians)
+    atoms,              ///< finitely many atoms of the loss (`atoms`, `add_atoms`)
+    discrete_laplace,   ///< DLap(a) + shift vs DLap(a) on the integers
     discrete_gaussian,  ///< N_Z(shift, σ²) vs N_Z(0, σ²) on the integers
-    blend,  ///< weights[i] of parts[i], which the output reveals (a mixture of PLDs)
+    blend,              ///< weights[i] of parts[i], which the output reveals (a mixture of PLDs)
   };
   Mechanism() = default;
   /// A base release: kind, its noise parameter, its sampling probability.
@@ -52,10 +52,10 @@ struct Mechanism {
   double parameter = 1;  ///< σ (gaussian*, discrete_gaussian), b (laplace), a (discrete_laplace), s
   double sampling = 1;   ///< Poisson sampling probability q ∈ (0, 1] (gaussian, laplace, replace)
   double shift = 1;      ///< integer shift of the discrete kinds (the sensitivity)
-  std::vector<double> shifts;   ///< gaussian_mixture: c_i
-  std::vector<double> weights;  ///< gaussian_mixture: p_i; blend: the parts' weights
-  std::vector<Atom> atoms;      ///< atoms: remove direction (P = the first law)
-  std::vector<Atom> add_atoms;  ///< atoms: add direction; empty = the same as `atoms`
+  std::vector<double> shifts;    ///< gaussian_mixture: c_i
+  std::vector<double> weights;   ///< gaussian_mixture: p_i; blend: the parts' weights
+  std::vector<Atom> atoms;       ///< atoms: remove direction (P = the first law)
+  std::vector<Atom> add_atoms;   ///< atoms: add direction; empty = the same as `atoms`
   std::vector<Mechanism> parts;  ///< blend
   bool operator==(const Mechanism&) const = default;
 };
@@ -109,9 +109,9 @@ class ComposedLoss {
   /// Lower bound on the composed P-mass at +∞ by definition (atoms at +∞): part
   /// of the true loss, so the lower bounds count it too.
   double certain_infinite_mass = 0;
-  double alias_above = 0;    ///< bound on the mass that wrapped down from above the window
-  double alias_below = 0;    ///< bound on the mass that wrapped up from below the window
-  double roundoff = 0;       ///< bound on Σ|FFT round-off| over the array
+  double alias_above = 0;  ///< bound on the mass that wrapped down from above the window
+  double alias_below = 0;  ///< bound on the mass that wrapped up from below the window
+  double roundoff = 0;     ///< bound on Σ|FFT round-off| over the array
   double bias = 0;      ///< Σ_steps of the largest conditional mean of Y − X (≤ Δ²/8 each)
   double variance = 0;  ///< Σ_steps Var(W), W the zero-mean part of Y − X
   std::size_t releases = 0;  ///< number of composed releases (0: identity)

@@ -1,6 +1,8 @@
 #include "accounting/pld_accountant.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 #include <limits>
 #include <string_view>
@@ -27,6 +29,37 @@ struct PldTerm {
 };
 
 std::string name_of(std::string_view kind) { return std::string(kind); }
+
+/// Below this a tail probability from Boost may have lost digits to underflow;
+/// then it is summed in log space instead.
+constexpr double kTailUnderflow = 1e-290;
+/// The log-space tail sum stops when a term is below this share of the sum
+/// (the rest, a geometric tail past the mode, cannot change a double).
+constexpr double kTailTermShare = 1e-18;
+
+/// log P(Binom(n, p) ≥ k), 0 < p ≤ 1: Boost.Math's regularised incomplete
+/// beta (binomial complement) where it is representable, else in log space
+/// log pmf(k) + log Σ_{j ≥ k} pmf(j)/pmf(k) (past the mode the ratios
+/// (n − j)p/((j + 1)(1 − p)) are < 1 and decrease).
+double log_binomial_tail(std::int64_t n, double p, std::int64_t k) {
+  if (k <= 0) return 0;
+  if (k > n) return -std::numeric_limits<double>::infinity();
+  if (p == 1) return 0;
+  const auto nd = static_cast<double>(n), kd = static_cast<double>(k);
+  const boost::math::binomial_distribution<double> dist(nd, p);
+  const double tail = boost::math::cdf(boost::math::complement(dist, kd - 1));
+  if (tail > kTailUnderflow) return std::log(tail);
+  const double log_pmf = boost::math::lgamma(nd + 1) - boost::math::lgamma(kd + 1) -
+                         boost::math::lgamma(nd - kd + 1) + kd * std::log(p) +
+                         (nd - kd) * std::log1p(-p);
+  double sum = 1, term = 1;
+  for (double j = kd; j < nd; ++j) {
+    term *= (nd - j) * p / ((j + 1) * (1 - p));
+    sum += term;
+    if (term < kTailTermShare * sum) break;
+  }
+  return log_pmf + std::log(sum);
+}
 
 /// A release of base kind `kind` (noise parameter for sensitivity 1).
 pld::Mechanism base_mechanism(Kind kind, double parameter, double q) {
@@ -234,8 +267,36 @@ struct PldPlanner {
         " is not analysed with privacy loss distributions (its guarantee is an RDP bound): use "
         "rdp");
   }
-  Planned<PldTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
-    return Planned<PldTerm>::refuse("pld: " + name_of(e.kName) + " is not supported yet");
+  /// Truncated Poisson sampling (Ganesh 2025, "Tighter privacy analysis for
+  /// truncated Poisson sampling", arXiv 2508.15089; as dp_accounting's
+  /// supplementary "Privacy loss distributions", §5.3, states it): the PLD is
+  /// the mixture of (i) with weight 1 − t the Poisson-subsampled Gaussian (σ,
+  /// q) under the relation and (ii) with weight t = P(Binom(N − 1, q) ≥ B) (the
+  /// other sampled records fill the batch) the REPLACE pair at σ/2 (a record
+  /// takes another's place: the sum moves by up to 2) with the sampling
+  /// probability q' = P(Binom(N, q) > B)·B/(t·N), which dominates every relation.
+  Planned<PldTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling& s) const {
+    if (auto r = sampled(s, e.kName)) return *r;
+    const double q = e.sampling_probability, sigma = e.noise_multiplier;
+    const std::int64_t n = e.dataset_size, b = e.truncated_batch_size;
+    if (q == 0 || b == 0) return no_loss();  // nothing is ever released about a record
+    Planned<PldTerm> plain = base(Kind::gaussian, sigma, Sampling{PoissonSampling{q}});
+    if (!plain.term) return plain;
+    const double log_t = log_binomial_tail(n - 1, q, b);
+    if (log_t == -std::numeric_limits<double>::infinity()) return plain;  // N − 1 < B
+    const double t = std::exp(log_t);
+    // q' = P(Binom(N, q) ≥ B + 1)·B/(t·N): the identity q·C(N−1, m)/(m + 1) =
+    // C(N, m + 1)/N turns E[q·B/(m + 1); m ≥ B], m ∼ Binom(N − 1, q) (the chance
+    // that the record is sampled and kept), into it.
+    const double q2 = std::min(1.0, std::exp(log_binomial_tail(n, q, b + 1) - log_t) *
+                                        static_cast<double>(b) / static_cast<double>(n));
+    pld::Mechanism truncated = q2 > 0 ? base_mechanism(Kind::gaussian_replace, sigma / 2, q2)
+                                      : atoms_mechanism({{0.0, 1.0}});
+    pld::Mechanism m;
+    m.kind = Kind::blend;
+    m.weights = {1 - t, t};
+    m.parts = {plain.term->mechanism.value_or(atoms_mechanism({{0.0, 1.0}})), std::move(truncated)};
+    return PldTerm{std::move(m)};
   }
 };
 
@@ -245,8 +306,7 @@ Plan<PldTerm> pld_plan(const DpEvent& event, std::optional<Neighbouring> relatio
 
 }  // namespace
 
-PldAccountant::PldAccountant(const AccountantOptions& options)
-    : relation_(options.neighbouring) {
+PldAccountant::PldAccountant(const AccountantOptions& options) : relation_(options.neighbouring) {
   options_.interval = options.pld_interval;
   options_.tolerance = options.pld_tolerance;
   if (!(options_.interval >= 0) || !std::isfinite(options_.interval))

@@ -131,9 +131,9 @@ AtomList atoms_of(const Mechanism& m, Direction d, double tau) {
 void validate_atoms(const Mechanism& m) {
   if (m.kind == Mechanism::Kind::discrete_laplace || m.kind == Mechanism::Kind::discrete_gaussian) {
     if (!(m.parameter > 0) || !std::isfinite(m.parameter))
-      throw InvalidParameter(m.kind == Mechanism::Kind::discrete_laplace ? "noise_parameter"
-                                                                         : "sigma",
-                             "must be a finite positive number");
+      throw InvalidParameter(
+          m.kind == Mechanism::Kind::discrete_laplace ? "noise_parameter" : "sigma",
+          "must be a finite positive number");
     if (!(m.shift >= 1) || m.shift != std::floor(m.shift) || !std::isfinite(m.shift))
       throw InvalidParameter("sensitivity", "must be an integer >= 1");
     return;
@@ -141,7 +141,8 @@ void validate_atoms(const Mechanism& m) {
   for (const auto* list : {&m.atoms, &m.add_atoms}) {
     double p = 0, q = 0;
     for (const Atom& a : *list) {
-      if (!(a.mass >= 0 && a.mass <= 1)) throw InvalidParameter("atoms", "masses must be in [0, 1]");
+      if (!(a.mass >= 0 && a.mass <= 1))
+        throw InvalidParameter("atoms", "masses must be in [0, 1]");
       if (std::isnan(a.loss) || (a.loss == -kInf && a.mass > 0))
         throw InvalidParameter("atoms", "losses must be numbers > -inf");
       p += a.mass;
@@ -157,7 +158,8 @@ DiscreteLoss discretise_atoms(const Mechanism& m, Direction d, double interval, 
   validate_atoms(m);
   AtomList list = atoms_of(m, d, tail_mass);
   auto& atoms = list.finite;
-  std::sort(atoms.begin(), atoms.end(), [](const Atom& x, const Atom& y) { return x.loss < y.loss; });
+  std::sort(atoms.begin(), atoms.end(),
+            [](const Atom& x, const Atom& y) { return x.loss < y.loss; });
   // Far atoms of total P-mass ≤ τ at each end go to +∞ (keeps the grid short).
   std::size_t lo = 0, hi = atoms.size();
   double cut = 0;

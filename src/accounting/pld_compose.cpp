@@ -163,8 +163,8 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   out.infinite_mass = -std::expm1(log_finite);
   // The composed loss is +∞ as soon as one release's is: 1 − Π(1 − m_c)^{T_c},
   // rounded down (a few u per operation) since the lower bounds count it.
-  out.certain_infinite_mass =
-      std::max(0.0, -std::expm1(log_certain) * (1 - kCertainMassUlps * kU * (prep.total_count + 4)));
+  out.certain_infinite_mass = std::max(
+      0.0, -std::expm1(log_certain) * (1 - kCertainMassUlps * kU * (prep.total_count + 4)));
   out.variance = var * interval * interval;
   // (3): β = (Δ/2 + Δ²/12)²/2 bounds each release's conditional mean of Y − X.
   const double beta = 0.5 * std::pow(interval / 2 + interval * interval / 12, 2);

@@ -186,8 +186,8 @@ DiscreteLoss discretise_cdf(const Model& model, Direction d, double interval, do
 
 /// gaussian_replace and gaussian_mixture: Gaussian mixtures with a common
 /// standard deviation, loss inverted by a safeguarded solver.
-DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval,
-                                double tail_mass, std::size_t max_points);
+DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval, double tail_mass,
+                                std::size_t max_points);
 double exact_delta_mixture(const Mechanism& m, Direction d, double epsilon);
 void validate_mixture(const Mechanism& m);
 

@@ -160,9 +160,9 @@ class MixtureModel {
       double next = g > 0 ? z - f / g : lo + (hi - lo) / 2;
       if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
       if (next == lo || next == hi) break;  // the bracket is at double resolution
-      const bool small = std::abs(next - z) <=
-                         kNewtonStopUlps * std::numeric_limits<double>::epsilon() *
-                             std::max(std::abs(z), zq_scale_);
+      const bool small = std::abs(next - z) <= kNewtonStopUlps *
+                                                   std::numeric_limits<double>::epsilon() *
+                                                   std::max(std::abs(z), zq_scale_);
       z = next;
       f = loss(z) - l;
       (f <= 0 ? lo : hi) = z;
@@ -220,8 +220,8 @@ void validate_mixture(const Mechanism& m) {
                            "no positive sensitivity with positive probability: no privacy loss");
 }
 
-DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval,
-                                double tail_mass, std::size_t max_points) {
+DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval, double tail_mass,
+                                std::size_t max_points) {
   validate_mixture(m);
   return discretise_cdf(MixtureModel(m), d, interval, tail_mass, max_points);
 }
