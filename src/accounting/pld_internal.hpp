@@ -4,7 +4,8 @@
 //
 // Method and error terms, one numbered stage per file (the numbers are cited
 // in the code):
-//   (1), (2)  one release, connect-the-dots         pld_discretise.cpp
+//   (1), (2)  one release, connect-the-dots         pld_discretise.cpp,
+//                                                   pld_mixture.cpp, pld_atoms.cpp
 //   (3)       lower bound by coupling; reading      pld_bounds.cpp
 //             δ(ε) and ε(δ) off the composed loss
 //   (4)       composition by FFT                    pld_compose.cpp
@@ -20,7 +21,14 @@
 //     z ∼ μ0 (SPEC §7). Because L is monotone, P(X ≤ l) and Q(X ≤ l) are CDFs of
 //     μ and μ0 at the generalised inverse of L, so bucket masses are exact
 //     differences of normal / Laplace CDFs, taken on the accurate side (erfc
-//     in the upper tail).
+//     in the upper tail). The same holds for pairs of Gaussian mixtures with a
+//     monotone loss (the REPLACE pair of a Poisson-subsampled Gaussian, the
+//     mixture of Gaussians), inverted numerically (pld_mixture.cpp). Losses
+//     with point masses only (randomized response, the canonical (ε, δ) pair,
+//     discrete Laplace / Gaussian) are split atom by atom (pld_atoms.cpp), and
+//     a release that reveals which of several pairs it used (a blend) is the
+//     weighted sum of their discretisations (pld_discretise.cpp). Mass at +∞
+//     by definition (an atom at +∞) counts in both bounds.
 // (2) Connect-the-dots (Doroshenko et al. 2022, Alg. 1 / Thm 4.3): the P-mass p
 //     of a bucket B = (l, l+Δ] with Q-mass qB = ∫_B e^{−X} dP goes to l and
 //     l+Δ as p = a + b, qB = a·e^{−l} + b·e^{−l−Δ}. The discrete pair's profile

@@ -15,6 +15,7 @@
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/events.hpp"
+#include "accounting/pld.hpp"
 #include "accounting/pld_accountant.hpp"
 
 namespace {
@@ -357,4 +358,41 @@ TEST_CASE("pld mixture_of_gaussians: one release against mpmath, both directions
   const auto why = acc.unsupported_reason(*e);
   REQUIRE(why);
   CHECK(why->find("replace_one") != std::string::npos);
+}
+
+TEST_CASE("pld mixture_of_gaussians: the add direction on its own, against mpmath") {
+  // Same pair as above, add direction (P = N(0,1), loss −L): mpmath gives
+  // δ(0.5) = 9.8656387794257355316e-4.
+  constexpr double kTruth = 9.8656387794257355316e-4;
+  dpb::pld::Mechanism m;
+  m.kind = dpb::pld::Mechanism::Kind::gaussian_mixture;
+  m.parameter = 1.0;
+  m.shifts = {0.0, 0.5, 2.0};
+  m.weights = {0.5, 0.3, 0.2};
+  CHECK(std::abs(dpb::pld::exact_delta(m, dpb::pld::Direction::add, 0.5) - kTruth) <=
+        1e-9 * kTruth);
+  const std::vector<dpb::pld::Component> one{{m, 1}};
+  const auto c = dpb::pld::compose(one, dpb::pld::Direction::add, 1e-4, 1e-14, 1e-12);
+  CHECK(c.delta_lower(0.5) <= kTruth);
+  CHECK(c.delta_upper(0.5) >= kTruth);
+  CHECK(c.delta_upper(0.5) - c.delta_lower(0.5) <= 5e-2 * kTruth);  // one release, Δ = 1e-4
+}
+
+TEST_CASE("pld truncated_subsampled_gaussian without truncation is the Poisson-sampled Gaussian") {
+  // B ≥ N: the batch is never cut (t = P(Binom(N − 1, q) ≥ B) = 0).
+  const auto tsg = make_self_composed(
+      20, make_event(TruncatedSubsampledGaussianEvent{1000, 0.05, 1000, 1.0}));
+  const auto pg = make_self_composed(20, poisson_gaussian(0.05, 1.0));
+  for (auto rel : {Neighbouring::add_remove, Neighbouring::replace_one}) {
+    INFO(to_string(rel));
+    const auto a = epsilon_of(tsg, 1e-6, rel);
+    const auto b = epsilon_of(pg, 1e-6, rel);
+    CHECK(a.epsilon == b.epsilon);
+    CHECK(a.neighbouring == rel);
+  }
+  // A cut batch costs privacy: a small B lies above the uncut run.
+  const auto cut = epsilon_of(
+      make_self_composed(20, make_event(TruncatedSubsampledGaussianEvent{1000, 0.05, 45, 1.0})),
+      1e-6);
+  CHECK(*cut.epsilon_lower > epsilon_of(pg, 1e-6).epsilon);
 }
