@@ -115,6 +115,8 @@ struct PldPlanner {
   /// New kinds are analysed unsampled only.
   static std::optional<Planned<PldTerm>> sampled(const Sampling& s, std::string_view kind) {
     if (std::holds_alternative<NotSampled>(s)) return std::nullopt;
+    if (std::holds_alternative<WithoutReplacementSampling>(s))
+      return Planned<PldTerm>::refuse(kWithoutReplacement);
     return Planned<PldTerm>::refuse(refuse_sampled("pld", s, "a gaussian or laplace", kind));
   }
 

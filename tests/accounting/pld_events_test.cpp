@@ -380,8 +380,8 @@ TEST_CASE("pld mixture_of_gaussians: the add direction on its own, against mpmat
 
 TEST_CASE("pld truncated_subsampled_gaussian without truncation is the Poisson-sampled Gaussian") {
   // B ≥ N: the batch is never cut (t = P(Binom(N − 1, q) ≥ B) = 0).
-  const auto tsg = make_self_composed(
-      20, make_event(TruncatedSubsampledGaussianEvent{1000, 0.05, 1000, 1.0}));
+  const auto tsg =
+      make_self_composed(20, make_event(TruncatedSubsampledGaussianEvent{1000, 0.05, 1000, 1.0}));
   const auto pg = make_self_composed(20, poisson_gaussian(0.05, 1.0));
   for (auto rel : {Neighbouring::add_remove, Neighbouring::replace_one}) {
     INFO(to_string(rel));
