@@ -18,24 +18,60 @@
 
 namespace dpb::pld {
 
-/// One release of a base mechanism (sensitivity 1), optionally Poisson-subsampled.
+/// Remove: P is the law with the record (for add/remove, P = (1−q)μ0 + qμ1
+/// and Q = μ0); add swaps P and Q (SPEC §7).
+enum class Direction { remove, add };
+
+/// A point mass of a discrete privacy loss: P-mass `mass` at loss `loss`
+/// (its Q-mass is mass·e^{−loss}); `loss` may be +∞.
+struct Atom {
+  double loss = 0;
+  double mass = 0;
+  bool operator==(const Atom&) const = default;
+};
+
+/// One release of a mechanism, as a pair (P, Q) of output laws whose privacy
+/// loss is a monotone function of one real variable or takes finitely many
+/// values (pld_internal.hpp, stage (1)).
 struct Mechanism {
-  enum class Kind { gaussian, laplace };
+  enum class Kind {
+    gaussian,  ///< base N(0, σ²) vs N(1, σ²), optionally Poisson-subsampled (add/remove)
+    laplace,   ///< base Lap(0, b) vs Lap(1, b), optionally Poisson-subsampled
+    gaussian_replace,  ///< (1−q)N(0,σ²) + qN(1,σ²) vs (1−q)N(0,σ²) + qN(−1,σ²) (REPLACE pair)
+    gaussian_mixture,   ///< Σ_i p_i N(c_i, s²) vs N(0, s²), c_i ≥ 0 (mixture of Gaussians)
+    atoms,              ///< finitely many atoms of the loss (`atoms`, `add_atoms`)
+    discrete_laplace,   ///< DLap(a) + shift vs DLap(a) on the integers
+    discrete_gaussian,  ///< N_Z(shift, σ²) vs N_Z(0, σ²) on the integers
+    blend,              ///< weights[i] of parts[i], which the output reveals (a mixture of PLDs)
+  };
+  Mechanism() = default;
+  /// A base release: kind, its noise parameter, its sampling probability.
+  Mechanism(Kind k, double noise, double q = 1) : kind(k), parameter(noise), sampling(q) {}
+
   Kind kind = Kind::gaussian;
-  double parameter = 1;  ///< Gaussian noise multiplier σ, or Laplace scale b
-  double sampling = 1;   ///< Poisson sampling probability q ∈ (0, 1]
+  double parameter = 1;  ///< σ (gaussian*, discrete_gaussian), b (laplace), a (discrete_laplace), s
+  double sampling = 1;   ///< Poisson sampling probability q ∈ (0, 1] (gaussian, laplace, replace)
+  double shift = 1;      ///< integer shift of the discrete kinds (the sensitivity)
+  std::vector<double> shifts;    ///< gaussian_mixture: c_i
+  std::vector<double> weights;   ///< gaussian_mixture: p_i; blend: the parts' weights
+  std::vector<Atom> atoms;       ///< atoms: remove direction (P = the first law)
+  std::vector<Atom> add_atoms;   ///< atoms: add direction; empty = the same as `atoms`
+  std::vector<Mechanism> parts;  ///< blend
   bool operator==(const Mechanism&) const = default;
 };
+
+/// Whether both directions have the same PLD (then only one is composed).
+bool symmetric(const Mechanism& m);
+
+/// The P-mass that `m` puts at +∞ in direction d by its definition (atoms at
+/// +∞; not the truncated tails).
+double infinite_mass(const Mechanism& m, Direction d);
 
 /// `count` independent repetitions of `mechanism`.
 struct Component {
   Mechanism mechanism;
   std::int64_t count = 1;
 };
-
-/// Add/remove neighbours: remove compares P = (1−q)μ0 + qμ1 with Q = μ0;
-/// add swaps them (SPEC §7).
-enum class Direction { remove, add };
 
 /// Connect-the-dots discretisation of one release on the grid kΔ
 /// (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022): the P-mass of every
@@ -47,7 +83,8 @@ struct DiscreteLoss {
   double interval = 0;           ///< Δ
   std::int64_t first_index = 0;  ///< mass[i] sits at loss (first_index + i)·Δ
   std::vector<double> mass;      ///< P-mass of the in-range part
-  double dropped_mass = 0;       ///< P-mass of the truncated tails
+  double dropped_mass = 0;       ///< P-mass put at +∞: truncated tails and `infinite_mass`
+  double infinite_mass = 0;      ///< of which at +∞ by definition (atoms at +∞)
   double split_variance = 0;     ///< Σ_buckets p·w̄(1−w̄), w̄ = share sent up (stage (3))
 };
 
@@ -68,10 +105,13 @@ class ComposedLoss {
   double interval = 0;
   std::int64_t first_index = 0;
   std::vector<double> mass;  ///< composed P-mass at (first_index + i)·Δ, clamped ≥ 0
-  double infinite_mass = 0;  ///< composed P-mass at +∞ (truncated tails)
-  double alias_above = 0;    ///< bound on the mass that wrapped down from above the window
-  double alias_below = 0;    ///< bound on the mass that wrapped up from below the window
-  double roundoff = 0;       ///< bound on Σ|FFT round-off| over the array
+  double infinite_mass = 0;  ///< composed P-mass at +∞ (truncated tails and atoms at +∞)
+  /// Lower bound on the composed P-mass at +∞ by definition (atoms at +∞): part
+  /// of the true loss, so the lower bounds count it too.
+  double certain_infinite_mass = 0;
+  double alias_above = 0;  ///< bound on the mass that wrapped down from above the window
+  double alias_below = 0;  ///< bound on the mass that wrapped up from below the window
+  double roundoff = 0;     ///< bound on Σ|FFT round-off| over the array
   double bias = 0;      ///< Σ_steps of the largest conditional mean of Y − X (≤ Δ²/8 each)
   double variance = 0;  ///< Σ_steps Var(W), W the zero-mean part of Y − X
   std::size_t releases = 0;  ///< number of composed releases (0: identity)

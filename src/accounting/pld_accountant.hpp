@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "accounting/accountant.hpp"
@@ -25,6 +26,7 @@ class PldAccountant final : public Accountant {
   Guarantee make_guarantee(const pld::Interval& interval) const;
 
   pld::Options options_;
+  std::optional<Neighbouring> relation_;  ///< nullopt: inferred (add/remove here)
   std::vector<pld::Component> components_;
 };
 

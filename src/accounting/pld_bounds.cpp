@@ -118,7 +118,8 @@ double ComposedLoss::delta_lower(double epsilon) const {
   double best = 0;
   for (double f : kEtaFractions) {
     const double eta = f * std::max(base, detail::kTinyProbability);
-    const double d = grid_delta(epsilon + deviation(eta)) * (1 - summation_factor(mass.size())) -
+    const double d = certain_infinite_mass +
+                     grid_delta(epsilon + deviation(eta)) * (1 - summation_factor(mass.size())) -
                      eta - alias_below - roundoff;
     best = std::max(best, d);
   }
@@ -137,7 +138,9 @@ double ComposedLoss::epsilon_lower(double delta) const {
   double best = 0;
   for (double f : kEtaFractions) {
     const double eta = f * delta;
-    const double d = (delta + eta + alias_below + roundoff) / (1 - summation_factor(mass.size()));
+    // δ_true(ε) ≥ P(X = ∞) + (the finite part's lower bound): subtract it.
+    const double d = (delta - certain_infinite_mass + eta + alias_below + roundoff) /
+                     (1 - summation_factor(mass.size()));
     best = std::max(best, grid_epsilon(d, false) - deviation(eta));
   }
   return best;

@@ -32,6 +32,8 @@ constexpr double kPowerUlps = 8;
 constexpr double kPowerLogRange = 760;
 /// (5): the error of the last step (the final sums), in units of u.
 constexpr double kFinalSumUlps = 4;
+/// The composed mass at +∞ is rounded down by this many u per release.
+constexpr double kCertainMassUlps = 4;
 /// Keep the spectral form (no inverse transform, no array of the window) when
 /// at most 1/kSpectralFraction of the coefficients survive: a speed choice.
 constexpr std::size_t kSpectralFraction = 32;
@@ -152,12 +154,17 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   out.alias_below = k_a <= prep.first
                         ? 0.0
                         : std::exp(prep.log_tail_below(static_cast<double>(k_a - 1) * interval));
-  double log_finite = 0, var = 0;
+  double log_finite = 0, log_certain = 0, var = 0;
   for (std::size_t c = 0; c < prep.losses.size(); ++c) {
     log_finite += prep.counts[c] * std::log1p(-std::min(prep.losses[c].dropped_mass, 1.0));
+    log_certain += prep.counts[c] * std::log1p(-std::min(prep.losses[c].infinite_mass, 1.0));
     var += prep.counts[c] * prep.losses[c].split_variance;
   }
   out.infinite_mass = -std::expm1(log_finite);
+  // The composed loss is +∞ as soon as one release's is: 1 − Π(1 − m_c)^{T_c},
+  // rounded down (a few u per operation) since the lower bounds count it.
+  out.certain_infinite_mass = std::max(
+      0.0, -std::expm1(log_certain) * (1 - kCertainMassUlps * kU * (prep.total_count + 4)));
   out.variance = var * interval * interval;
   // (3): β = (Δ/2 + Δ²/12)²/2 bounds each release's conditional mean of Y − X.
   const double beta = 0.5 * std::pow(interval / 2 + interval * interval / 12, 2);

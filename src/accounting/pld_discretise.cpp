@@ -15,31 +15,8 @@ namespace dpb::pld {
 namespace detail {
 namespace {
 
-/// Cap on the exponent of e^{l} in (2): e^{700} < DBL_MAX ≈ e^{709.8}, so the
-/// product stays finite (b is clamped to [0, p] anyway).
-constexpr double kMaxExpArgument = 700.0;
-
-/// A probability of the form P(z' ≤ z) kept on its accurate side: `v` is the
-/// CDF when !upper, the survival function when upper.
-struct Prob {
-  double v = 0;
-  bool upper = false;
-  double cdf() const { return upper ? 1 - v : v; }
-  double sf() const { return upper ? v : 1 - v; }
-  Prob flipped() const { return {v, !upper}; }
-};
-
-/// P(a < X ≤ b) from the CDF values at a ≤ b, without cancelling in the tails.
-double difference(const Prob& a, const Prob& b) {
-  double d;
-  if (a.upper && b.upper)
-    d = a.v - b.v;
-  else if (!a.upper && !b.upper)
-    d = b.v - a.v;
-  else
-    d = b.cdf() - a.cdf();
-  return std::max(d, 0.0);
-}
+/// |Σ weights − 1| allowed for a blend (weights computed in floating point).
+constexpr double kBlendWeightTolerance = 1e-9;
 
 /// The pair of §(1) for one mechanism: μ0 = base noise, μ1 = base noise + 1.
 class Model {
@@ -153,57 +130,97 @@ class Model {
   double c_min_, c_max_, l_min_, l_max_, log_q_;
 };
 
-std::pair<std::int64_t, std::int64_t> grid_range(const Model& model, Direction d, double interval,
-                                                 double tail_mass, std::size_t max_points) {
-  const auto [lo, hi] = model.range(d, tail_mass);
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> grid_span(double lo, double hi, double interval,
+                                                std::size_t max_points) {
   const double span = (hi - lo) / interval;
   if (!(span < static_cast<double>(max_points)))
     throw GridTooLarge("pld: one release needs more than the grid limit");
-  // One extra point each side, so that an atom of the loss (Laplace) on a
-  // boundary point lands inside a bucket, never in the dropped tail.
   const auto k_lo = static_cast<std::int64_t>(std::floor(lo / interval)) - 1;
   const auto k_hi = static_cast<std::int64_t>(std::ceil(hi / interval)) + 1;
   return {k_lo, k_hi};
 }
 
-}  // namespace
-
 void validate(const Mechanism& m) {
-  const Model check(m);
-  (void)check;
+  switch (m.kind) {
+    case Mechanism::Kind::gaussian:
+    case Mechanism::Kind::laplace: {
+      const Model check(m);
+      (void)check;
+      return;
+    }
+    case Mechanism::Kind::gaussian_replace:
+    case Mechanism::Kind::gaussian_mixture:
+      return validate_mixture(m);
+    case Mechanism::Kind::atoms:
+    case Mechanism::Kind::discrete_laplace:
+    case Mechanism::Kind::discrete_gaussian:
+      return validate_atoms(m);
+    case Mechanism::Kind::blend: {
+      if (m.parts.empty() || m.parts.size() != m.weights.size())
+        throw InvalidParameter("parts", "a blend needs one weight per part");
+      double sum = 0;
+      for (std::size_t i = 0; i < m.parts.size(); ++i) {
+        if (m.parts[i].kind == Mechanism::Kind::blend)
+          throw InvalidParameter("parts", "a blend of blends is not supported");
+        if (!(m.weights[i] >= 0 && m.weights[i] <= 1))
+          throw InvalidParameter("weights", "must be in [0, 1]");
+        sum += m.weights[i];
+        validate(m.parts[i]);
+      }
+      if (!(std::abs(sum - 1) <= kBlendWeightTolerance))
+        throw InvalidParameter("weights", "must sum to 1");
+      return;
+    }
+  }
 }
 
 DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
                              std::size_t max_points) {
-  const Model model(m);
-  const auto [k_lo, k_hi] = grid_range(model, d, interval, tail_mass, max_points);
+  switch (m.kind) {
+    case Mechanism::Kind::gaussian:
+    case Mechanism::Kind::laplace:
+      return discretise_cdf(Model(m), d, interval, tail_mass, max_points);
+    case Mechanism::Kind::gaussian_replace:
+    case Mechanism::Kind::gaussian_mixture:
+      return discretise_mixture(m, d, interval, tail_mass, max_points);
+    case Mechanism::Kind::atoms:
+    case Mechanism::Kind::discrete_laplace:
+    case Mechanism::Kind::discrete_gaussian:
+      return discretise_atoms(m, d, interval, tail_mass, max_points);
+    case Mechanism::Kind::blend:
+      break;
+  }
+  // A mixture of PLDs (the output reveals the part): connect-the-dots keeps
+  // the P- and Q-mass of every bucket of every part, so the weighted sum of
+  // the parts' discretisations is that of the blend, and it dominates the
+  // blend because each part's does (hockey-stick divergences mix linearly).
+  // The split variance of (3) adds up the same way (it is a sum over points).
+  std::vector<DiscreteLoss> parts;
+  std::int64_t first = 0, last = 0;
+  for (std::size_t i = 0; i < m.parts.size(); ++i) {
+    parts.push_back(discretise_impl(m.parts[i], d, interval, tail_mass, max_points));
+    const auto& x = parts.back();
+    const std::int64_t top = x.first_index + static_cast<std::int64_t>(x.mass.size()) - 1;
+    first = i == 0 ? x.first_index : std::min(first, x.first_index);
+    last = i == 0 ? top : std::max(last, top);
+  }
+  if (static_cast<double>(last - first) >= static_cast<double>(max_points))
+    throw GridTooLarge("pld: one release needs more than the grid limit");
   DiscreteLoss out;
   out.interval = interval;
-  out.first_index = k_lo;
-  const auto n = static_cast<std::size_t>(k_hi - k_lo + 1);
-  out.mass.assign(n, 0.0);
-  const double down = -std::expm1(-interval);  // 1 − e^{−Δ}
-  auto [p_prev, q_prev] = model.at(static_cast<double>(k_lo) * interval, d);
-  const Prob p_first = p_prev;
-  double var = 0;
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    const double l = static_cast<double>(k_lo + static_cast<std::int64_t>(i)) * interval;
-    const auto [p_next, q_next] = model.at(l + interval, d);
-    const double p = difference(p_prev, p_next);
-    if (p > 0) {
-      const double qb = difference(q_prev, q_next);
-      // (2): b = (p − qB·e^{l}) / (1 − e^{−Δ}), clamped to [0, p] against round-off.
-      const double b = std::clamp((p - qb * std::exp(std::min(l, kMaxExpArgument))) / down, 0.0, p);
-      const double a = p - b;
-      out.mass[i] += a;
-      out.mass[i + 1] += b;
-      var += a * b / p;
-    }
-    p_prev = p_next;
-    q_prev = q_next;
+  out.first_index = first;
+  out.mass.assign(static_cast<std::size_t>(last - first + 1), 0.0);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const double w = m.weights[i];
+    const auto& x = parts[i];
+    const auto offset = static_cast<std::size_t>(x.first_index - first);
+    for (std::size_t j = 0; j < x.mass.size(); ++j) out.mass[offset + j] += w * x.mass[j];
+    out.dropped_mass += w * x.dropped_mass;
+    out.infinite_mass += w * x.infinite_mass;
+    out.split_variance += w * x.split_variance;
   }
-  out.dropped_mass = p_first.cdf() + p_prev.sf();
-  out.split_variance = var;
   return out;
 }
 
@@ -212,12 +229,64 @@ DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, d
 using detail::discretise_impl;
 using detail::Model;
 
+bool symmetric(const Mechanism& m) {
+  switch (m.kind) {
+    case Mechanism::Kind::gaussian:
+    case Mechanism::Kind::laplace:
+      return m.sampling == 1;  // q = 1: both directions have the same PLD
+    case Mechanism::Kind::gaussian_replace:
+      return true;  // z ↦ −z swaps the two laws
+    case Mechanism::Kind::gaussian_mixture:
+      return false;
+    case Mechanism::Kind::atoms:
+      return m.add_atoms.empty();
+    case Mechanism::Kind::discrete_laplace:
+    case Mechanism::Kind::discrete_gaussian:
+      return true;  // y ↦ shift − y swaps the two laws (the noise is symmetric)
+    case Mechanism::Kind::blend:
+      return std::all_of(m.parts.begin(), m.parts.end(),
+                         [](const Mechanism& p) { return symmetric(p); });
+  }
+  return false;
+}
+
+double infinite_mass(const Mechanism& m, Direction d) {
+  double s = 0;
+  if (m.kind == Mechanism::Kind::atoms) {
+    const auto& atoms = d == Direction::add && !m.add_atoms.empty() ? m.add_atoms : m.atoms;
+    for (const Atom& a : atoms)
+      if (a.loss == detail::kInf) s += a.mass;
+  } else if (m.kind == Mechanism::Kind::blend) {
+    for (std::size_t i = 0; i < m.parts.size(); ++i)
+      s += m.weights[i] * infinite_mass(m.parts[i], d);
+  }
+  return s;
+}
+
 DiscreteLoss discretise(const Mechanism& m, Direction d, double interval, double tail_mass) {
   if (!(interval > 0)) throw InvalidParameter("pld_interval", "must be positive");
   return discretise_impl(m, d, interval, tail_mass, kDirectMaxGrid);
 }
 
 double exact_delta(const Mechanism& m, Direction d, double epsilon) {
+  switch (m.kind) {
+    case Mechanism::Kind::gaussian:
+    case Mechanism::Kind::laplace:
+      break;
+    case Mechanism::Kind::gaussian_replace:
+    case Mechanism::Kind::gaussian_mixture:
+      return detail::exact_delta_mixture(m, d, epsilon);
+    case Mechanism::Kind::atoms:
+    case Mechanism::Kind::discrete_laplace:
+    case Mechanism::Kind::discrete_gaussian:
+      return detail::exact_delta_atoms(m, d, epsilon);
+    case Mechanism::Kind::blend: {
+      double s = 0;
+      for (std::size_t i = 0; i < m.parts.size(); ++i)
+        s += m.weights[i] * exact_delta(m.parts[i], d, epsilon);
+      return s;
+    }
+  }
   // δ(ε) = P(X > ε) − e^ε Q(X > ε)   (Meiser & Mohammadi 2018, Lemma 5 form)
   const Model model(m);
   const auto [p, q] = model.at(epsilon, d);

@@ -4,7 +4,8 @@
 //
 // Method and error terms, one numbered stage per file (the numbers are cited
 // in the code):
-//   (1), (2)  one release, connect-the-dots         pld_discretise.cpp
+//   (1), (2)  one release, connect-the-dots         pld_discretise.cpp,
+//                                                   pld_mixture.cpp, pld_atoms.cpp
 //   (3)       lower bound by coupling; reading      pld_bounds.cpp
 //             δ(ε) and ε(δ) off the composed loss
 //   (4)       composition by FFT                    pld_compose.cpp
@@ -20,7 +21,14 @@
 //     z ∼ μ0 (SPEC §7). Because L is monotone, P(X ≤ l) and Q(X ≤ l) are CDFs of
 //     μ and μ0 at the generalised inverse of L, so bucket masses are exact
 //     differences of normal / Laplace CDFs, taken on the accurate side (erfc
-//     in the upper tail).
+//     in the upper tail). The same holds for pairs of Gaussian mixtures with a
+//     monotone loss (the REPLACE pair of a Poisson-subsampled Gaussian, the
+//     mixture of Gaussians), inverted numerically (pld_mixture.cpp). Losses
+//     with point masses only (randomized response, the canonical (ε, δ) pair,
+//     discrete Laplace / Gaussian) are split atom by atom (pld_atoms.cpp), and
+//     a release that reveals which of several pairs it used (a blend) is the
+//     weighted sum of their discretisations (pld_discretise.cpp). Mass at +∞
+//     by definition (an atom at +∞) counts in both bounds.
 // (2) Connect-the-dots (Doroshenko et al. 2022, Alg. 1 / Thm 4.3): the P-mass p
 //     of a bucket B = (l, l+Δ] with Q-mass qB = ∫_B e^{−X} dP goes to l and
 //     l+Δ as p = a + b, qB = a·e^{−l} + b·e^{−l−Δ}. The discrete pair's profile
@@ -74,6 +82,7 @@
 //     loop stops early, with a note, when the width stops shrinking (the
 //     terms of (2)–(5) that do not depend on Δ dominate) or the grid reaches
 //     its limit (pld.hpp).
+#include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -108,6 +117,93 @@ void validate(const Mechanism& m);
 /// discretise() with a grid limit of `max_points` (GridTooLarge past it).
 DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
                              std::size_t max_points);
+
+/// A probability of the form P(z' ≤ z) kept on its accurate side: `v` is the
+/// CDF when !upper, the survival function when upper.
+struct Prob {
+  double v = 0;
+  bool upper = false;
+  double cdf() const { return upper ? 1 - v : v; }
+  double sf() const { return upper ? v : 1 - v; }
+  Prob flipped() const { return {v, !upper}; }
+};
+
+/// P(a < X ≤ b) from the CDF values at a ≤ b, without cancelling in the tails.
+inline double difference(const Prob& a, const Prob& b) {
+  double d;
+  if (a.upper && b.upper)
+    d = a.v - b.v;
+  else if (!a.upper && !b.upper)
+    d = b.v - a.v;
+  else
+    d = b.cdf() - a.cdf();
+  return d > 0 ? d : 0.0;
+}
+
+/// Cap on the exponent of e^{l} in (2): e^{700} < DBL_MAX ≈ e^{709.8}, so the
+/// product stays finite (b is clamped to [0, p] anyway).
+inline constexpr double kMaxExpArgument = 700.0;
+
+/// Grid indices [k_lo, k_hi] covering the loss range [lo, hi], one extra point
+/// each side (so that an atom on a boundary point lands inside a bucket);
+/// GridTooLarge past max_points.
+std::pair<std::int64_t, std::int64_t> grid_span(double lo, double hi, double interval,
+                                                std::size_t max_points);
+
+/// (1), (2) for a loss that is a nondecreasing function of one real variable:
+/// `model.at(l, d)` gives P(X ≤ l) and Q(X ≤ l) (Prob), `model.range(d, τ)` a
+/// loss range holding all but ≤ τ of the P-mass at each end. Every bucket's
+/// P-mass and Q-mass are exact CDF differences, split by connect-the-dots.
+template <typename Model>
+DiscreteLoss discretise_cdf(const Model& model, Direction d, double interval, double tail_mass,
+                            std::size_t max_points) {
+  const auto [lo, hi] = model.range(d, tail_mass);
+  const auto [k_lo, k_hi] = grid_span(lo, hi, interval, max_points);
+  DiscreteLoss out;
+  out.interval = interval;
+  out.first_index = k_lo;
+  const auto n = static_cast<std::size_t>(k_hi - k_lo + 1);
+  out.mass.assign(n, 0.0);
+  const double down = -std::expm1(-interval);  // 1 − e^{−Δ}
+  auto [p_prev, q_prev] = model.at(static_cast<double>(k_lo) * interval, d);
+  const Prob p_first = p_prev;
+  double var = 0;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const double l = static_cast<double>(k_lo + static_cast<std::int64_t>(i)) * interval;
+    const auto [p_next, q_next] = model.at(l + interval, d);
+    const double p = difference(p_prev, p_next);
+    if (p > 0) {
+      const double qb = difference(q_prev, q_next);
+      // (2): b = (p − qB·e^{l}) / (1 − e^{−Δ}), clamped to [0, p] against round-off.
+      double b = (p - qb * std::exp(l < kMaxExpArgument ? l : kMaxExpArgument)) / down;
+      b = b < 0 ? 0.0 : (b > p ? p : b);
+      const double a = p - b;
+      out.mass[i] += a;
+      out.mass[i + 1] += b;
+      var += a * b / p;
+    }
+    p_prev = p_next;
+    q_prev = q_next;
+  }
+  out.dropped_mass = p_first.cdf() + p_prev.sf();
+  out.split_variance = var;
+  return out;
+}
+
+// --- (1), (2) further mechanisms: pld_mixture.cpp, pld_atoms.cpp ------------
+
+/// gaussian_replace and gaussian_mixture: Gaussian mixtures with a common
+/// standard deviation, loss inverted by a safeguarded solver.
+DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval, double tail_mass,
+                                std::size_t max_points);
+double exact_delta_mixture(const Mechanism& m, Direction d, double epsilon);
+void validate_mixture(const Mechanism& m);
+
+/// atoms, discrete_laplace, discrete_gaussian: a loss with point masses only.
+DiscreteLoss discretise_atoms(const Mechanism& m, Direction d, double interval, double tail_mass,
+                              std::size_t max_points);
+double exact_delta_atoms(const Mechanism& m, Direction d, double epsilon);
+void validate_atoms(const Mechanism& m);
 
 // --- (4) the window: pld_tail_window.cpp -------------------------------------
 

@@ -57,7 +57,7 @@ std::vector<Component> normalise(std::span<const Component> components, bool& sy
       it->count += c.count;
     else
       out.push_back(c);
-    if (c.mechanism.sampling != 1) symmetric = false;
+    if (!pld::symmetric(c.mechanism)) symmetric = false;
   }
   return out;
 }
@@ -74,6 +74,17 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
   }
   double total = 0;
   for (const auto& c : comps) total += static_cast<double>(c.count);
+  // A release with loss +∞ for certain (non_private, or (ε, δ) with δ = 1):
+  // ε = ∞ and δ = 1 exactly, with no grid.
+  for (const auto& c : comps) {
+    if (infinite_mass(c.mechanism, Direction::remove) >= 1 ||
+        infinite_mass(c.mechanism, Direction::add) >= 1) {
+      result.lower = result.upper = query == Query::epsilon ? kInf : 1.0;
+      result.notes.push_back(
+          "pld: a release without a privacy guarantee (non_private): epsilon is infinite");
+      return result;
+    }
+  }
   // Tail mass put at +∞ and window tail: small against the δ in question.
   const double scale = query == Query::epsilon ? value : kDeltaQueryScale;
   const double tail_mass =
@@ -102,7 +113,8 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       floor = 0;
       shifted = 0;
       for (const ComposedLoss& c : done) {
-        floor = std::max(floor, c.infinite_mass + c.alias_above + c.alias_below + 2 * c.roundoff);
+        floor = std::max(floor, c.infinite_mass - c.certain_infinite_mass + c.alias_above +
+                                    c.alias_below + 2 * c.roundoff);
         grid = std::max(grid, c.grid_points());
         if (query == Query::epsilon) {
           lo = std::max(lo, c.epsilon_lower(value));
@@ -137,6 +149,14 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
     const double previous_width = have ? result.upper - result.lower : kInf;
     result = now;
     have = true;
+    if (!std::isfinite(result.lower)) {
+      // Both ends infinite: δ is below the mass the events put at +∞.
+      result.notes.push_back(
+          "pld: epsilon is infinite: the events put more than delta of their privacy loss at "
+          "+inf (an epsilon_delta event's delta, or a loss that is infinite with positive "
+          "probability)");
+      return result;
+    }
     if (!std::isfinite(result.upper)) {
       result.converged = false;
       result.notes.push_back(
