@@ -30,7 +30,7 @@ Guarantee run(const std::string& name, double q, double sigma, std::int64_t step
 }
 
 /// a ≥ b up to the last few bits of b (the reference is itself a double).
-bool at_least(double a, double b) { return a >= b - 1e-12 * std::fabs(b); }
+bool at_least(double a, double b) { return a >= b || a >= b - 1e-12 * std::fabs(b); }
 
 }  // namespace
 
@@ -87,15 +87,15 @@ std::vector<Ledger> new_kind_ledgers() {
        N::add_remove},
       {"discrete_gaussian x20 replace_one", times(20, make_event(DiscreteGaussianEvent{3.0, 1})),
        N::replace_one},
-      {"exponential_mechanism x50", times(50, make_event(ExponentialMechanismEvent{0.3})),
-       N::add_remove},
+      // Not exponential_mechanism: PLD accounts for it as a generic eps-DP
+      // mechanism, whose lower bound is not one for the (bounded-range)
+      // exponential mechanism that RDP analyses.
       {"permute_and_flip x50", times(50, make_event(PermuteAndFlipEvent{0.3})), N::add_remove},
       {"mixture_of_gaussians x100",
        times(100, make_event(MixtureOfGaussiansEvent{1.0, {0.0, 1.0, 2.0}, {0.9, 0.07, 0.03}})),
        N::add_remove},
       {"truncated_subsampled_gaussian x50",
-       times(50, make_event(TruncatedSubsampledGaussianEvent{2000, 0.02, 45, 1.0})),
-       N::add_remove},
+       times(50, make_event(TruncatedSubsampledGaussianEvent{2000, 0.02, 45, 1.0})), N::add_remove},
       {"gaussian x10 replace_one", times(10, make_gaussian(2.0)), N::replace_one},
       {"poisson gaussian x200 replace_special", make_dp_sgd(0.05, 1.0, 200), N::replace_special},
       {"poisson gaussian x200 replace_one", make_dp_sgd(0.05, 1.0, 200), N::replace_one},
@@ -131,7 +131,7 @@ TEST_CASE("the event kinds beyond DP-SGD: no upper bound is below the PLD lower 
         acc->compose(*l.event);
         const Guarantee g = acc->epsilon(delta);
         if (g.bound != BoundKind::upper) continue;
-        INFO(l.name << ", delta " << delta << ": " << name << " epsilon " << g.epsilon
+        INFO(l.name << ", delta " << delta << ": " << std::string(name) << " epsilon " << g.epsilon
                     << " PLD lower bound " << lower);
         CHECK(at_least(g.epsilon, lower));
         ++compared;

@@ -17,8 +17,11 @@ using CsvRow = std::map<std::string, std::string>;
 inline std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
   bool quoted = false;
-  for (char c : line) {
-    if (c == '"')
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"')
+      fields.back() += line[++i];  // "" inside quotes is one quote (RFC 4180)
+    else if (c == '"')
       quoted = !quoted;
     else if (c == ',' && !quoted)
       fields.emplace_back();

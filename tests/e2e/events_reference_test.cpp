@@ -26,8 +26,8 @@ using dpb::test::run_dpbudget_args;
 namespace {
 
 // Tolerances of the reference README (events.csv `check` column).
-constexpr double kRdpAbove = 1e-6;     ///< rdp: ours may exceed theirs by round-off only
-constexpr double kRdpBelow = 5e-3;     ///< rdp: ours may be tighter (theirs: abs-sum bounds)
+constexpr double kRdpAbove = 1e-6;       ///< rdp: ours may exceed theirs by round-off only
+constexpr double kRdpBelow = 5e-3;       ///< rdp: ours may be tighter (theirs: abs-sum bounds)
 constexpr double kIntervalSlack = 1e-3;  ///< interval / at_most: PLD discretisation
 
 /// dp_accounting gives permute-and-flip the Laplace curves (RDP and PLD)
@@ -38,6 +38,7 @@ constexpr double kIntervalSlack = 1e-3;  ///< interval / at_most: PLD discretisa
 /// at least the reference and equal the same ledger with every
 /// permute_and_flip{ε} written as epsilon_delta{ε, 0}.
 const std::map<std::string, std::string> kLooserByDesign = {
+    {"permute_and_flip_rdp_single", "permute_and_flip as a generic epsilon-DP mechanism"},
     {"composed_mix_rdp", "permute_and_flip as a generic epsilon-DP mechanism"},
     {"composed_mix_pld", "permute_and_flip as a generic epsilon-DP mechanism"},
 };
@@ -59,8 +60,12 @@ struct Answer {
   double lower = 0;  ///< epsilon_lower for PLD, else epsilon
 };
 
+/// `relation` as results name it (add_remove); the flag takes add-remove.
 Answer epsilon_of(const std::string& spec, const std::string& accountant,
-                  const std::string& neighbouring, const std::string& delta) {
+                  const std::string& relation, const std::string& delta) {
+  std::string neighbouring = relation;
+  for (char& c : neighbouring)
+    if (c == '_') c = '-';
   const std::string file = "/tmp/dpbudget_events_ref_" + std::to_string(::getpid()) + ".json";
   std::ofstream(file) << spec;
   const auto r = run_dpbudget_args(std::vector<std::string>{
@@ -70,7 +75,7 @@ Answer epsilon_of(const std::string& spec, const std::string& accountant,
   const auto doc = json_of(r);
   REQUIRE(doc["results"].size() == 1);
   const auto& row = doc["results"][0];
-  CHECK(row["neighbouring"] == neighbouring);
+  CHECK(row["neighbouring"] == relation);
   CHECK(row["bound"] == "upper");
   Answer a;
   a.epsilon = row["epsilon"].get<double>();
@@ -86,19 +91,17 @@ TEST_CASE("every row of events.csv through epsilon --spec, by its check column")
   for (const auto& row : rows) {
     const std::string id = row.at("id");
     const std::string relation = row.at("neighbouring");
-    std::string flag = relation;  // add_remove -> add-remove
-    for (char& c : flag)
-      if (c == '_') c = '-';
     const double value = std::stod(row.at("epsilon"));
     const std::string check = row.at("check");
     INFO("row ", id, " (", row.at("accountant"), ", ", relation, ", check ", check, ")");
-    const Answer ours = epsilon_of(row.at("spec_json"), row.at("accountant"), flag, row.at("delta"));
+    const Answer ours =
+        epsilon_of(row.at("spec_json"), row.at("accountant"), relation, row.at("delta"));
     INFO("ours [", ours.lower, ", ", ours.epsilon, "], reference ", value);
     if (kLooserByDesign.count(id)) {
       INFO("looser by design: ", kLooserByDesign.at(id));
       CHECK(ours.epsilon >= value * (1 - kIntervalSlack));
-      const Answer same =
-          epsilon_of(as_epsilon_dp(row.at("spec_json")), row.at("accountant"), flag, row.at("delta"));
+      const Answer same = epsilon_of(as_epsilon_dp(row.at("spec_json")), row.at("accountant"),
+                                     relation, row.at("delta"));
       CHECK(ours.epsilon == same.epsilon);
       CHECK(ours.lower == same.lower);
       continue;
