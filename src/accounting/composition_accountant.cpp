@@ -11,6 +11,7 @@
 #include "accounting/composition.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
+#include "accounting/mixture_dominance.hpp"
 #include "accounting/gaussian_mechanism.hpp"
 #include "accounting/laplace_mechanism.hpp"
 #include "accounting/rdp_events.hpp"
@@ -84,6 +85,7 @@ struct StepPlanner {
   /// Barthe & Gaboardi 2018, Thm 8 for Poisson under add/remove or
   /// replace-special, Thm 9 without replacement under replace-one).
   P sampled(Step st, const Sampling& s, std::string_view name) const {
+    if (auto why = epoch_refusal("composition", s, false, relation)) return P::refuse(*why);
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
       if (relation == Neighbouring::replace_one)
@@ -119,6 +121,16 @@ struct StepPlanner {
   }
 
   P operator()(const GaussianEvent& e, const Sampling& s) const {
+    if (auto why = epoch_refusal("composition", s, true, relation)) return P::refuse(*why);
+    if (is_epoch_sampling(s)) {
+      // k unamplified releases per epoch (uses_per_epoch): k Gaussians
+      // compose exactly to one at σ/√k (Dong, Roth & Su 2022, Cor. 3.3).
+      Step st{Step::Kind::gaussian,
+              e.noise_multiplier / sensitivity(s) /
+                  std::sqrt(static_cast<double>(uses_per_epoch(s)))};
+      st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
+      return st;
+    }
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
       if (relation == Neighbouring::replace_one)
         return P::refuse(
@@ -200,9 +212,16 @@ struct StepPlanner {
   P operator()(const PermuteAndFlipEvent& e, const Sampling& s) const {
     return sampled(make(Step::Kind::fixed, e.epsilon), s, e.kName);
   }
-  P operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
-    return P::refuse("composition: " + std::string(e.kName) +
-                     " has no per-use (epsilon, delta) profile implemented here: use pld");
+  P operator()(const MixtureOfGaussiansEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    if (relation == Neighbouring::replace_one)
+      return P::refuse("composition: " + std::string(e.kName) +
+                       " has no analysis under replace_one (its pair compares one side against "
+                       "N(0, s^2)): use add_remove or replace_special");
+    const MixtureDominance d = dominating_sampled_gaussian(e);
+    if (d.probability == 0) return make(Step::Kind::none, 0);
+    if (d.probability == 1) return Step{Step::Kind::gaussian, d.noise_multiplier};
+    return Step{Step::Kind::sampled_gaussian, d.noise_multiplier, d.probability, false};
   }
   P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);

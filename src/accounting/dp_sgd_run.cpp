@@ -36,6 +36,10 @@ std::string_view to_string(RunField field) {
       return "epochs";
     case F::last_batch:
       return "last_batch";
+    case F::participations:
+      return "participations";
+    case F::records_per_user:
+      return "records_per_user";
   }
   return "?";
 }
@@ -46,12 +50,119 @@ RunParameterError::RunParameterError(RunField field, std::vector<Part> parts)
       message_(key_message(parts)),
       parts_(std::move(parts)) {}
 
+namespace {
+
+/// The step of a Poisson-sampled run whose unit of privacy is a user of k
+/// records, each clipped to norm 1: the user's contribution to a step is the
+/// number of their records in the batch, Binomial(k, q), so the step is
+/// N(0, σ²) against Σ_j C(k,j) q^j (1−q)^{k−j} N(j, σ²) (SPEC §10; Ganesh
+/// 2024, arXiv 2401.10294). Weights from log-gamma, so large k stays finite.
+EventPtr user_level_poisson_step(double q, double sigma, std::int64_t k) {
+  MixtureOfGaussiansEvent m{sigma, {}, {}};
+  const double kd = static_cast<double>(k);
+  for (std::int64_t j = 0; j <= k; ++j) {
+    const double jd = static_cast<double>(j);
+    double w = 0;
+    if (q == 0)
+      w = j == 0 ? 1 : 0;
+    else if (q == 1)
+      w = j == k ? 1 : 0;
+    else
+      w = std::exp(std::lgamma(kd + 1) - std::lgamma(jd + 1) - std::lgamma(kd - jd + 1) +
+                   jd * std::log(q) + (kd - jd) * std::log1p(-q));
+    m.sensitivities.push_back(jd);
+    m.sampling_probs.push_back(w);
+  }
+  // The weights are a distribution; floating point makes their sum 1 only to
+  // a few ulps per term. Normalising keeps make_event's 1e-9 check exact.
+  double sum = 0;
+  for (double w : m.sampling_probs) sum += w;
+  for (double& w : m.sampling_probs) w /= sum;
+  return make_event(std::move(m));
+}
+
+EventPtr poisson_run_event(double q, double sigma, std::int64_t steps, std::int64_t k) {
+  if (k == 1) return make_dp_sgd(q, sigma, steps);
+  return make_self_composed(steps, user_level_poisson_step(q, sigma, k));
+}
+
+}  // namespace
+
+Neighbouring run_relation(const DpSgdRun& run) {
+  switch (run.sampling) {
+    case Sampling::poisson:
+    case Sampling::balls_in_bins:
+      return Neighbouring::add_remove;
+    case Sampling::without_replacement:
+      return Neighbouring::replace_one;
+    case Sampling::shuffle:
+      return Neighbouring::replace_special;
+  }
+  return Neighbouring::add_remove;
+}
+
+std::int64_t epoch_steps(const DpSgdRun& run) {
+  return steps_per_epoch(*run.dataset_size, *run.batch_size,
+                         run.last_batch.value_or(LastBatch::keep));
+}
+
+std::int64_t epochs_started(const DpSgdRun& run) {
+  const std::int64_t t = epoch_steps(run);
+  return run.steps / t + (run.steps % t != 0 ? 1 : 0);
+}
+
 EventPtr dp_sgd_event(const DpSgdRun& run) {
-  if (run.sampling == Sampling::without_replacement)
-    return make_self_composed(
-        run.steps, make_sampled_without_replacement(*run.dataset_size, *run.batch_size,
-                                                    make_gaussian(run.noise_multiplier)));
-  return make_dp_sgd(run.sampling_rate, run.noise_multiplier, run.steps);
+  const std::int64_t k = run.records_per_user;
+  const double sigma = run.noise_multiplier;
+  switch (run.sampling) {
+    case Sampling::poisson:
+      return poisson_run_event(run.sampling_rate, sigma, run.steps, k);
+    case Sampling::without_replacement:
+      if (k != 1)
+        throw RunParameterError(F::records_per_user,
+                                {F::records_per_user,
+                                 ": only 1 with sampling without replacement (no user-level "
+                                 "analysis of fixed-size batches is implemented; use poisson)"});
+      return make_self_composed(
+          run.steps, make_sampled_without_replacement(*run.dataset_size, *run.batch_size,
+                                                      make_gaussian(sigma)));
+    case Sampling::shuffle:
+      // Each record in one step per epoch; a user's k records in at most k
+      // steps, whose per-step counts n_j (Σ n_j = k) make the epoch a
+      // composition of Gaussians of sensitivities n_j: μ² = Σ n_j²/σ² ≤
+      // k²/σ² (Dong, Roth & Su 2022, Cor. 3.3), one Gaussian at σ/k.
+      return make_self_composed(
+          epochs_started(run),
+          make_event(ShuffledEvent{epoch_steps(run), make_gaussian(sigma / static_cast<double>(k))}));
+    case Sampling::balls_in_bins:
+      if (k == 1)
+        return make_self_composed(
+            epochs_started(run),
+            make_event(RandomAllocationEvent{epoch_steps(run), run.participations,
+                                             make_gaussian(sigma)}));
+      // A user of k records, each in p distinct steps: per-step counts n_j ≤ k
+      // with Σ n_j = kp, so Σ n_j² ≤ k·kp and the epoch is at most p Gaussian
+      // releases at σ/k (as above; no amplification is claimed for users).
+      std::int64_t releases = 0;
+      if (__builtin_mul_overflow(epochs_started(run), run.participations, &releases))
+        throw RunParameterError(F::participations, {F::participations, ": too many releases"});
+      return make_self_composed(releases, make_gaussian(sigma / static_cast<double>(k)));
+  }
+  return nullptr;
+}
+
+EventPtr poisson_estimate_event(const DpSgdRun& run) {
+  return poisson_run_event(run.sampling_rate, run.noise_multiplier, run.steps,
+                           run.records_per_user);
+}
+
+EventPtr shuffle_lower_bound_event(const DpSgdRun& run) {
+  if (run.sampling != Sampling::shuffle || !run.dataset_size || !run.batch_size) return nullptr;
+  if (*run.dataset_size % *run.batch_size != 0) return nullptr;
+  const std::int64_t t = epoch_steps(run), whole = run.steps / t;
+  if (whole < 1) return nullptr;
+  return make_self_composed(
+      whole, make_event(RandomAllocationEvent{t, 1, make_gaussian(run.noise_multiplier)}));
 }
 
 double sampling_rate_of(std::optional<double> q, std::optional<std::int64_t> n,

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/events.hpp"
 
@@ -21,6 +22,8 @@ namespace dpb {
 enum class Sampling {
   poisson,              ///< each record with probability q (add/remove)
   without_replacement,  ///< B of N records (replace-one)
+  shuffle,        ///< a fresh permutation per epoch cut into batches (replace-special)
+  balls_in_bins,  ///< each record in k uniformly chosen steps of each epoch (add/remove)
 };
 
 /// How an epoch's last, partial batch counts, in the words of PyTorch's
@@ -40,7 +43,36 @@ struct DpSgdRun {
   std::optional<LastBatch> last_batch;  ///< when the steps per epoch were given a rule
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
+  std::int64_t participations = 1;    ///< balls-in-bins: steps each record is in per epoch
+  std::int64_t records_per_user = 1;  ///< the unit of privacy: a user with this many records
 };
+
+/// The neighbouring relation a run is analysed under (SPEC §10): add_remove
+/// for Poisson sampling and balls-in-bins, replace_one without replacement,
+/// replace_special (zero-out: the dataset size stays fixed) for shuffling.
+Neighbouring run_relation(const DpSgdRun& run);
+
+/// Steps per epoch t of a shuffled or balls-in-bins run: ⌈N/B⌉ (⌊N/B⌋ with
+/// LastBatch::drop). Needs N and B.
+std::int64_t epoch_steps(const DpSgdRun& run);
+/// Epochs the run's T steps reach into, ⌈T/t⌉: a partial last epoch counts
+/// whole (it may hold a record's step), which is the safe side for an upper
+/// bound.
+std::int64_t epochs_started(const DpSgdRun& run);
+
+/// The same run analysed as if batches were Poisson-sampled at q = B/N: the
+/// figure most papers print, an estimate (not a bound) for another loader.
+EventPtr poisson_estimate_event(const DpSgdRun& run);
+
+/// A lower bound for a shuffled run, when one is computed here (N a multiple
+/// of B and at least one whole epoch): the event whose ε is at most the run's
+/// true ε. With every other record's gradient 0, the record (or the null
+/// record) sits in a uniformly random one of the t = N/B batches of each
+/// epoch, independently across epochs: exactly the random-allocation pair
+/// (SPEC §10) of ⌊T/t⌋ whole epochs, so any lower bound on that pair's ε is
+/// one on the shuffled run's (a run of more epochs or a user of more records
+/// can only lose more).
+EventPtr shuffle_lower_bound_event(const DpSgdRun& run);
 
 /// The run as a privacy event: T self-composed steps, each a Gaussian on a
 /// Poisson sample (rate q) or on B of N records drawn without replacement.
@@ -54,7 +86,9 @@ enum class RunField {
   dataset_size,
   batch_size,
   epochs,
-  last_batch
+  last_batch,
+  participations,
+  records_per_user
 };
 std::string_view to_string(RunField field);
 

@@ -63,6 +63,13 @@ EventPtr example_event(std::type_identity<TruncatedSubsampledGaussianEvent>) {
   return make_event(TruncatedSubsampledGaussianEvent{1000, 0.01, 20, 1.0});
 }
 
+EventPtr example_event(std::type_identity<ShuffledEvent>) {
+  return make_event(ShuffledEvent{100, inner_gaussian()});
+}
+EventPtr example_event(std::type_identity<RandomAllocationEvent>) {
+  return make_event(RandomAllocationEvent{100, 1, inner_gaussian()});
+}
+
 EventPtr example_poisson_sampled(EventPtr inner) {
   return make_poisson_sampled(0.01, std::move(inner));
 }

@@ -30,6 +30,8 @@ EventPtr example_event(std::type_identity<SampledWithReplacementEvent>);
 EventPtr example_event(std::type_identity<SingleEpochTreeAggregationEvent>);
 EventPtr example_event(std::type_identity<RepeatAndSelectEvent>);
 EventPtr example_event(std::type_identity<TruncatedSubsampledGaussianEvent>);
+EventPtr example_event(std::type_identity<ShuffledEvent>);
+EventPtr example_event(std::type_identity<RandomAllocationEvent>);
 
 /// The example of `Kind`.
 template <typename Kind>

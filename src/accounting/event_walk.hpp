@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/events.hpp"
 
@@ -48,7 +49,21 @@ struct WithoutReplacementSampling {
   }
   bool operator==(const WithoutReplacementSampling&) const = default;
 };
-using Sampling = std::variant<NotSampled, PoissonSampling, WithoutReplacementSampling>;
+/// One epoch of shuffled batches: each record in exactly one of `steps` steps
+/// (a fresh permutation per epoch); the dataset size is fixed.
+struct ShuffleSampling {
+  std::int64_t steps;
+  bool operator==(const ShuffleSampling&) const = default;
+};
+/// One epoch of random allocation: each record in `participations` of the
+/// `steps` steps, chosen uniformly and independently of the other records.
+struct AllocationSampling {
+  std::int64_t steps;
+  std::int64_t participations;
+  bool operator==(const AllocationSampling&) const = default;
+};
+using Sampling = std::variant<NotSampled, PoissonSampling, WithoutReplacementSampling,
+                              ShuffleSampling, AllocationSampling>;
 
 /// A planner's answer for one leaf: the accountant's term, or why not.
 template <typename Term>
@@ -89,6 +104,8 @@ struct Plan {
 inline const char* sampled_event_name(const Sampling& s) {
   if (std::holds_alternative<PoissonSampling>(s)) return "poisson_sampled";
   if (std::holds_alternative<WithoutReplacementSampling>(s)) return "sampled_without_replacement";
+  if (std::holds_alternative<ShuffleSampling>(s)) return "shuffled";
+  if (std::holds_alternative<AllocationSampling>(s)) return "random_allocation";
   return "";
 }
 
@@ -97,6 +114,45 @@ inline std::string refuse_sampled(std::string_view accountant, const Sampling& s
                                   std::string_view supported, std::string_view inner) {
   return std::string(accountant) + ": " + sampled_event_name(s) + " supports only " +
          std::string(supported) + " event inside, not " + std::string(inner);
+}
+
+/// Whether `s` is one epoch of shuffled or randomly allocated batches.
+inline bool is_epoch_sampling(const Sampling& s) {
+  return std::holds_alternative<ShuffleSampling>(s) || std::holds_alternative<AllocationSampling>(s);
+}
+
+/// The refusal every planner shares for a leaf inside `shuffled` or
+/// `random_allocation` (nullopt: analyse it). Only a Gaussian is analysed
+/// there. A shuffled epoch keeps the dataset size, so it is analysed under
+/// replace_one or replace_special, never add_remove (adding a record moves
+/// others between batches). Random allocation's pair (SPEC §10) is the one of
+/// add_remove and of replace_special, not of replace_one.
+inline std::optional<std::string> epoch_refusal(std::string_view accountant, const Sampling& s,
+                                                bool is_gaussian,
+                                                std::optional<Neighbouring> relation) {
+  if (!is_epoch_sampling(s)) return std::nullopt;
+  const std::string who = std::string(accountant) + ": " + sampled_event_name(s);
+  if (!is_gaussian) return who + " supports only a gaussian event inside";
+  if (std::holds_alternative<ShuffleSampling>(s) &&
+      (!relation || *relation == Neighbouring::add_remove))
+    return who +
+           " has no analysis under add_remove neighbouring (the dataset size is fixed; adding a "
+           "record moves others between batches): choose neighbouring replace_special (or "
+           "replace_one)";
+  if (std::holds_alternative<AllocationSampling>(s) && relation == Neighbouring::replace_one)
+    return who + " is analysed under add_remove and replace_special, not replace_one";
+  return std::nullopt;
+}
+
+/// Releases of the inner mechanism each record takes part in per epoch: 1
+/// when shuffled, k under random allocation. Without amplification, an epoch
+/// is at most this many unsampled releases (each record's steps are fixed
+/// given the permutation or allocation, which does not depend on the data;
+/// a mixture over them is no worse than its worst member, by joint
+/// convexity of the hockey-stick divergence).
+inline std::int64_t uses_per_epoch(const Sampling& s) {
+  if (const auto* a = std::get_if<AllocationSampling>(&s)) return a->participations;
+  return 1;
 }
 
 /// a·b for counts of repetitions; throws InvalidParameter past int64.
@@ -143,6 +199,19 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
                          ": sampled_with_replacement is not supported: a record can be drawn "
                          "several times into one batch, and no analysis of that is implemented "
                          "(use poisson_sampled or sampled_without_replacement)";
+        } else if constexpr (std::is_same_v<T, ShuffledEvent>) {
+          // The relation is the one the accountant is asked for (replace_one
+          // or replace_special: a shuffled epoch keeps the dataset size);
+          // each planner refuses add_remove.
+          if (sampler) return refuse_nested(sampler);
+          walk(*e.event, planner, accountant, Sampling{ShuffleSampling{e.num_steps}}, "shuffled",
+               count, plan);
+        } else if constexpr (std::is_same_v<T, RandomAllocationEvent>) {
+          if (sampler) return refuse_nested(sampler);
+          plan.relations.add_remove = true;
+          walk(*e.event, planner, accountant,
+               Sampling{AllocationSampling{e.num_steps, e.num_participations}},
+               "random_allocation", count, plan);
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
           if (sampler) return refuse_nested(sampler);
           plan.relations.replace_one = true;
@@ -150,6 +219,10 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
                Sampling{WithoutReplacementSampling{e.source_dataset_size, e.sample_size}},
                "sampled_without_replacement", count, plan);
         } else {
+          // A mixture of Gaussians compares one side against N(0, s²): a
+          // record added or removed (or zeroed out), so it fixes add/remove
+          // as a Poisson-sampled leaf does.
+          if constexpr (std::is_same_v<T, MixtureOfGaussiansEvent>) plan.relations.add_remove = true;
           // A leaf: the planner must have an overload for T (no catch-all).
           Planned<Term> p = planner(e, sampling);
           if (!p.term) {

@@ -181,6 +181,21 @@ EventPtr make_event(TruncatedSubsampledGaussianEvent e) {
   return made(std::move(e));
 }
 
+EventPtr make_event(ShuffledEvent e) {
+  if (e.num_steps < 1) throw InvalidParameter("num_steps", "must be an integer >= 1");
+  require_event(e.event);
+  return made(std::move(e));
+}
+
+EventPtr make_event(RandomAllocationEvent e) {
+  if (e.num_steps < 1) throw InvalidParameter("num_steps", "must be an integer >= 1");
+  if (e.num_participations < 1 || e.num_participations > e.num_steps)
+    throw InvalidParameter("num_participations", "must be an integer in [1, num_steps (" +
+                                                     std::to_string(e.num_steps) + ")]");
+  require_event(e.event);
+  return made(std::move(e));
+}
+
 EventPtr make_gaussian(double noise_multiplier) {
   return make_event(GaussianEvent{noise_multiplier});
 }

@@ -364,13 +364,56 @@ struct TruncatedSubsampledGaussianEvent {
   }
 };
 
+/// One epoch of a loader that shuffles: a fresh uniformly random permutation
+/// of the records, cut into `num_steps` consecutive batches, the mechanism run
+/// once per batch; each record is in exactly one step. Analysed under
+/// replace_special (zero-out) or replace_one: the dataset size is fixed.
+struct ShuffledEvent {
+  static constexpr std::string_view kName = "shuffled";
+  static constexpr std::string_view kClassName = "ShuffledDpEvent";
+  static constexpr std::string_view kMeaning =
+      "one epoch of shuffled batches: each record in exactly one of num_steps steps";
+  std::int64_t num_steps;
+  EventPtr event;
+  static constexpr auto fields() {
+    using E = ShuffledEvent;
+    return std::tuple{
+        EventField<E, std::int64_t>{"num_steps", &E::num_steps, "steps of the epoch, >= 1", 1},
+        EventField<E, EventPtr>{"event", &E::event, "the mechanism of each step"}};
+  }
+};
+
+/// One epoch of random allocation ("balls-in-bins", Feldman & Shenfeld 2025;
+/// Chua et al. 2025): each record is put in `num_participations` of the
+/// `num_steps` steps, chosen uniformly, independently of the other records.
+/// Analysed under add_remove (or replace_special, the same pair here).
+struct RandomAllocationEvent {
+  static constexpr std::string_view kName = "random_allocation";
+  static constexpr std::string_view kClassName = "RandomAllocationDpEvent";
+  static constexpr std::string_view kMeaning =
+      "one epoch of balls-in-bins: each record in k uniformly chosen of num_steps steps";
+  std::int64_t num_steps;
+  std::int64_t num_participations = 1;
+  EventPtr event;
+  static constexpr auto fields() {
+    using E = RandomAllocationEvent;
+    return std::tuple{
+        EventField<E, std::int64_t>{"num_steps", &E::num_steps, "steps of the epoch, >= 1", 1},
+        EventField<E, std::int64_t>{"num_participations", &E::num_participations,
+                                    "k, steps each record is in, 1 <= k <= num_steps (default 1)",
+                                    1, true},
+        EventField<E, EventPtr>{"event", &E::event, "the mechanism of each step"}};
+  }
+};
+
 struct DpEvent
     : std::variant<GaussianEvent, LaplaceEvent, PoissonSampledEvent, SampledWithoutReplacementEvent,
                    SelfComposedEvent, ComposedEvent, NoOpEvent, NonPrivateEvent, EpsilonDeltaEvent,
                    DiscreteLaplaceEvent, DiscreteGaussianEvent, RandomizedResponseEvent, ZcdpEvent,
                    ExponentialMechanismEvent, PermuteAndFlipEvent, MixtureOfGaussiansEvent,
                    SampledWithReplacementEvent, SingleEpochTreeAggregationEvent,
-                   RepeatAndSelectEvent, TruncatedSubsampledGaussianEvent> {
+                   RepeatAndSelectEvent, TruncatedSubsampledGaussianEvent, ShuffledEvent,
+                   RandomAllocationEvent> {
   using variant::variant;
 };
 
@@ -404,6 +447,8 @@ EventPtr make_event(SampledWithReplacementEvent e);
 EventPtr make_event(SingleEpochTreeAggregationEvent e);
 EventPtr make_event(RepeatAndSelectEvent e);
 EventPtr make_event(TruncatedSubsampledGaussianEvent e);
+EventPtr make_event(ShuffledEvent e);
+EventPtr make_event(RandomAllocationEvent e);
 
 /// |Σ p_i − 1| allowed for mixture_of_gaussians: probabilities written with
 /// ~12 significant digits (or summed in floating point) still pass; a list

@@ -41,6 +41,11 @@ struct GdpPlanner {
 
   P operator()(const GaussianEvent& e, const Sampling& s) const {
     const double sigma = e.noise_multiplier;
+    if (auto why = epoch_refusal("gdp", s, true, relation)) return P::refuse(*why);
+    if (is_epoch_sampling(s))
+      // k exact Gaussian releases per epoch (uses_per_epoch): μ = Δ√k/σ
+      // (Dong, Roth & Su 2022, Thm 2.7 and Cor. 3.3).
+      return GdpTerm{sensitivity() * std::sqrt(static_cast<double>(uses_per_epoch(s))) / sigma};
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
       // Add/remove and replace-special: the same analysis (a null record
       // contributes nothing, as if absent).

@@ -11,6 +11,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
+#include "accounting/random_allocation.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
@@ -26,7 +27,15 @@ using Kind = pld::Mechanism::Kind;
 /// loss (no_op, a Poisson-sampled release with q = 0, ...).
 struct PldTerm {
   std::optional<pld::Mechanism> mechanism;
+  /// Instead of `mechanism`: a composition whose upper bound comes from
+  /// `upper` and whose lower bound from `lower` (random allocation: sound
+  /// pessimistic and optimistic discretisations, random_allocation.hpp).
+  std::vector<pld::Component> upper = {}, lower = {};
 };
+
+/// Target loss error of one random-allocation epoch (upper − lower losses):
+/// 1e-4 keeps E = 10 epochs within 1e-3 of ε, the default tolerance's order.
+constexpr double kAllocationLossResolution = 1e-4;
 
 std::string name_of(std::string_view kind) { return std::string(kind); }
 
@@ -112,6 +121,32 @@ struct PldPlanner {
   }
 
   static Planned<PldTerm> no_loss() { return PldTerm{}; }
+
+  /// One epoch of random allocation, k of t steps. For k = 1 the pair of
+  /// SPEC §10 (random_allocation.hpp). For k > 1: a uniform k-subset of the
+  /// t steps is what one gets by cutting the steps, by a uniformly random
+  /// permutation, into k groups of sizes ⌈t/k⌉ (t mod k of them) and ⌊t/k⌋,
+  /// then picking one step per group uniformly (the chosen set always has k
+  /// elements and its law is invariant under permutations of the steps, so
+  /// it is uniform). Given the groups, which do not depend on the data, the
+  /// epoch is k independent 1-of-size allocations on disjoint steps; the
+  /// mixture over groupings is no worse than its members (joint convexity of
+  /// the hockey-stick divergence), which all have the same sizes. Hence the
+  /// composition of those k allocations is a sound bound (cf. Feldman &
+  /// Shenfeld 2025, arXiv 2502.08202, on k-of-t allocation).
+  Planned<PldTerm> allocation(double sigma, const AllocationSampling& a) const {
+    const std::int64_t k = a.participations, t = a.steps;
+    PldTerm term;
+    for (const auto& [size, groups] :
+         {std::pair{t / k + 1, t % k}, std::pair{t / k, k - t % k}}) {
+      if (groups == 0) continue;
+      const RandomAllocationPlds plds =
+          random_allocation_plds(size, sigma, kAllocationLossResolution);
+      term.upper.push_back({plds.upper, groups});
+      term.lower.push_back({plds.lower, groups});
+    }
+    return term;
+  }
   /// New kinds are analysed unsampled only.
   static std::optional<Planned<PldTerm>> sampled(const Sampling& s, std::string_view kind) {
     if (std::holds_alternative<NotSampled>(s)) return std::nullopt;
@@ -121,6 +156,14 @@ struct PldPlanner {
   }
 
   Planned<PldTerm> base(Kind kind, double parameter, const Sampling& s) const {
+    if (auto why = epoch_refusal("pld", s, kind == Kind::gaussian, relation))
+      return Planned<PldTerm>::refuse(*why);
+    if (std::holds_alternative<ShuffleSampling>(s))
+      // One unamplified release per epoch (uses_per_epoch), a sound upper
+      // bound for shuffled batches; the lower bound of a shuffled run is a
+      // separate question (dp_sgd_run.hpp, shuffle_lower_bound_event).
+      return PldTerm{base_mechanism(kind, parameter / scale(), 1.0)};
+    if (const auto* a = std::get_if<AllocationSampling>(&s)) return allocation(parameter, *a);
     if (std::holds_alternative<WithoutReplacementSampling>(s))
       return Planned<PldTerm>::refuse(kWithoutReplacement);
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
@@ -325,9 +368,19 @@ void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
   const Plan<PldTerm> plan = pld_plan(event, relation_);
   if (plan.refusal) throw UnsupportedEvent(*plan.refusal);
   if (count <= 0) return;
-  for (const auto& [term, n] : plan.terms)
-    if (term.mechanism && n > 0)
-      components_.push_back({*term.mechanism, checked_count_product(count, n)});
+  for (const auto& [term, n] : plan.terms) {
+    if (n <= 0) continue;
+    const std::int64_t times = checked_count_product(count, n);
+    if (term.mechanism) {
+      components_.push_back({*term.mechanism, times});
+      lower_components_.push_back({*term.mechanism, times});
+    }
+    for (const auto& c : term.upper)
+      components_.push_back({c.mechanism, checked_count_product(times, c.count)});
+    for (const auto& c : term.lower)
+      lower_components_.push_back({c.mechanism, checked_count_product(times, c.count)});
+    split_ = split_ || !term.upper.empty();
+  }
 }
 
 Guarantee PldAccountant::make_guarantee(const pld::Interval& interval) const {
@@ -346,7 +399,8 @@ Guarantee PldAccountant::epsilon(double delta) const {
   const pld::Interval r = pld::epsilon_interval(components_, delta, options_);
   Guarantee g = make_guarantee(r);
   g.epsilon = r.upper;
-  g.epsilon_lower = r.lower;
+  g.epsilon_lower =
+      split_ ? pld::epsilon_interval(lower_components_, delta, options_).lower : r.lower;
   g.delta = delta;
   return g;
 }
@@ -356,7 +410,8 @@ Guarantee PldAccountant::delta(double epsilon) const {
   Guarantee g = make_guarantee(r);
   g.epsilon = epsilon;
   g.delta = r.upper;
-  g.delta_lower = r.lower;
+  g.delta_lower =
+      split_ ? pld::delta_interval(lower_components_, epsilon, options_).lower : r.lower;
   return g;
 }
 

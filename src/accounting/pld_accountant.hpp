@@ -27,7 +27,11 @@ class PldAccountant final : public Accountant {
 
   pld::Options options_;
   std::optional<Neighbouring> relation_;  ///< nullopt: inferred (add/remove here)
-  std::vector<pld::Component> components_;
+  std::vector<pld::Component> components_;  ///< what the upper bounds are computed from
+  /// What the lower bounds are computed from: the same, but for random
+  /// allocation, whose optimistic discretisation differs (`split_`).
+  std::vector<pld::Component> lower_components_;
+  bool split_ = false;
 };
 
 }  // namespace dpb

@@ -10,6 +10,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
+#include "accounting/mixture_dominance.hpp"
 #include "accounting/rdp.hpp"
 #include "accounting/rdp_events.hpp"
 #include "accounting/rdp_without_replacement.hpp"
@@ -92,6 +93,12 @@ struct RdpPlanner {
   }
 
   P operator()(const GaussianEvent& e, const Sampling& s) const {
+    if (auto why = epoch_refusal("rdp", s, true, relation)) return P::refuse(*why);
+    if (is_epoch_sampling(s))
+      // k unamplified releases per epoch (uses_per_epoch): a Gaussian whose
+      // RDP is k·α/(2σ²), i.e. σ/√k (Mironov 2017, Prop. 7 and composition).
+      return make_term(RdpTerm::Kind::gaussian,
+                       e.noise_multiplier / std::sqrt(static_cast<double>(uses_per_epoch(s))));
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
       if (relation == Neighbouring::replace_one)
         return P::refuse(
@@ -183,9 +190,16 @@ struct RdpPlanner {
     // published; binary randomized response bounds every ε-DP mechanism.
     return make_term(RdpTerm::Kind::pure_dp, e.epsilon);
   }
-  P operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const {
-    return P::refuse(
-        rdp_refusal(std::string(e.kName) + " has no RDP analysis implemented here: use pld"));
+  P operator()(const MixtureOfGaussiansEvent& e, const Sampling& s) const {
+    if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
+    if (relation == Neighbouring::replace_one)
+      return P::refuse(rdp_refusal(std::string(e.kName) +
+                                   " has no analysis under replace_one (its pair compares one "
+                                   "side against N(0, s^2)): use add_remove or replace_special"));
+    const MixtureDominance d = dominating_sampled_gaussian(e);
+    if (d.probability == 0) return make_term(RdpTerm::Kind::zero);
+    if (d.probability == 1) return make_term(RdpTerm::Kind::gaussian, d.noise_multiplier);
+    return make_term(RdpTerm::Kind::poisson_gaussian, d.noise_multiplier, d.probability);
   }
   P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);

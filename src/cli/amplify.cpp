@@ -1,6 +1,7 @@
 // dpbudget amplify: privacy amplification by subsampling of an (ε, δ)-DP
 // mechanism (SPEC §5): Poisson sampling (add/remove) or sampling without
 // replacement (replace-one).
+#include <array>
 #include <memory>
 
 #include "accounting/amplification.hpp"
@@ -15,6 +16,13 @@
 namespace dpb::cli {
 namespace {
 
+/// The schemes with an amplification theorem for an (ε, δ)-DP mechanism
+/// (SPEC §5); shuffling and balls-in-bins have none here.
+constexpr std::array<Choice<Sampling>, 2> kAmplifySamplingChoices{{
+    {"poisson", Sampling::poisson},
+    {"without-replacement", Sampling::without_replacement},
+}};
+
 struct AmplifyFlags {
   std::vector<std::string> epsilon, delta, sampling_rate, dataset_size, batch_size;
   std::string sampling = "poisson";
@@ -27,7 +35,7 @@ int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
   const auto q = optional_real("--sampling-rate", f.sampling_rate, kClosedUnit);
   const auto n = optional_integer("--dataset-size", f.dataset_size, 1);
   const auto m = optional_integer("--batch-size", f.batch_size, 1);
-  const Sampling sampling = parse_choice("--sampling", f.sampling, kSamplingChoices);
+  const Sampling sampling = parse_choice("--sampling", f.sampling, kAmplifySamplingChoices);
   resolve(f.output);  // checks --format before any work
 
   // q, or m of N: the same rules as a DP-SGD run's (accounting/dp_sgd_run.hpp).
@@ -42,7 +50,7 @@ int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
   // Theorems 8 and 9); they differ in the neighbouring relation they assume.
   const EpsDelta amplified = !q && !poisson ? amplify_without_replacement(epsilon, delta, *m, *n)
                                             : amplify_poisson(epsilon, delta, rate);
-  const std::string sampling_name(choice_name(kSamplingChoices, sampling));
+  const std::string sampling_name(choice_name(kAmplifySamplingChoices, sampling));
 
   using report::Rounding;
   report::Report rep;
@@ -82,7 +90,7 @@ Verb setup_amplify(CLI::App& app) {
                   "probability that a record is sampled, in [0, 1]");
   cmd->add_option("--dataset-size", f->dataset_size, "N: records in the dataset (q = m/N)");
   cmd->add_option("--batch-size", f->batch_size, "m: records sampled, an integer in [1, N]");
-  add_choice_option(*cmd, "--sampling", f->sampling, kSamplingChoices,
+  add_choice_option(*cmd, "--sampling", f->sampling, kAmplifySamplingChoices,
                     "poisson (default; add/remove neighbours) | without-replacement (replace-one)");
   add_output_flags(*cmd, f->output);
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_amplify(*f, out, err); }};

@@ -17,7 +17,7 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   }
   RunEvent run = load_run(f.spec, f.run);
   AccountantChoice choice = resolve(f.accountant);
-  choice.options.neighbouring = neighbouring;
+  choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);
   const char* targets_flag = solve_delta ? "--epsilon" : "--delta";

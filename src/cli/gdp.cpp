@@ -51,7 +51,9 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   } else {
     const DpSgdRun run = derive(single_values(f.run), Unknown::none);
     add_inputs(rep.inputs, run);
-    GdpAccountant accountant{AccountantOptions{}};
+    AccountantOptions options;
+    options.neighbouring = run_neighbouring(run);
+    GdpAccountant accountant{options};
     accountant.compose(*dp_sgd_event(run));
     mus.push_back(accountant.mu());
     run_guarantee =

@@ -174,7 +174,9 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
     s.x = xs;
     bool approximate = false;
     for (std::int64_t t : steps) {
-      auto accountant = make_accountant(name, choice.options);
+      AccountantOptions options = choice.options;
+      options.neighbouring = run_neighbouring(base);
+      auto accountant = make_accountant(name, options);
       DpSgdRun run = base;
       run.steps = t;
       accountant->compose(*dp_sgd_event(run));

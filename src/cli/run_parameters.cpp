@@ -1,5 +1,6 @@
 #include "cli/run_parameters.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,10 @@ std::vector<std::string> DpSgdFlags::*list_member(RunParam p) {
       return &DpSgdFlags::last_batch;
     case RunParam::group_noise_multipliers:
       return &DpSgdFlags::group_noise_multipliers;
+    case RunParam::participations:
+      return &DpSgdFlags::participations;
+    case RunParam::records_per_user:
+      return &DpSgdFlags::records_per_user;
     case RunParam::sampling:
       return nullptr;
   }
@@ -53,6 +58,10 @@ RunParam param_of(RunField f) {
       return RunParam::epochs;
     case RunField::last_batch:
       return RunParam::last_batch;
+    case RunField::participations:
+      return RunParam::participations;
+    case RunField::records_per_user:
+      return RunParam::records_per_user;
   }
   return RunParam::sampling_rate;
 }
@@ -85,6 +94,8 @@ bool with_choices(RunParam p, F&& f) {
     case RunParam::batch_size:
     case RunParam::epochs:
     case RunParam::group_noise_multipliers:
+    case RunParam::participations:
+    case RunParam::records_per_user:
       break;
   }
   return false;
@@ -214,6 +225,12 @@ void set_value(DpSgdValues& v, RunParam p, const ParamValue& x) {
     case RunParam::group_noise_multipliers:
       v.group_noise_multipliers = std::get<std::vector<double>>(x);
       v.noise_multiplier = grouped_noise_multiplier(v.group_noise_multipliers);
+      return;
+    case RunParam::participations:
+      v.participations = std::get<std::int64_t>(x);
+      return;
+    case RunParam::records_per_user:
+      v.records_per_user = std::get<std::int64_t>(x);
       return;
   }
 }
@@ -348,10 +365,24 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
   run.last_batch = v.last_batch;
   run.sampling = v.sampling;
   run.group_noise_multipliers = v.group_noise_multipliers;
-  if (v.sampling == Sampling::without_replacement &&
+  run.participations = v.participations.value_or(1);
+  run.records_per_user = v.records_per_user.value_or(1);
+  const std::string scheme(choice_name(kSamplingChoices, v.sampling));
+  if (v.sampling != Sampling::poisson &&
       (!v.dataset_size || (!v.batch_size && unknown != Unknown::sampling_rate)))
-    throw UsageError(n(P::sampling) + ": without-replacement needs " + n(P::dataset_size) +
-                     " and " + n(P::batch_size) + " (B of N)");
+    throw UsageError(n(P::sampling) + ": " + scheme + " needs " + n(P::dataset_size) + " and " +
+                     n(P::batch_size) +
+                     (v.sampling == Sampling::without_replacement
+                          ? std::string(" (B of N)")
+                          : std::string(" (the steps per epoch are N/B)")));
+  if (v.participations && v.sampling != Sampling::balls_in_bins)
+    throw UsageError(n(P::participations) + ": only with " + n(P::sampling) +
+                     " balls-in-bins (got " + scheme + ")");
+  if (run.records_per_user > 1 && v.sampling == Sampling::without_replacement)
+    throw UsageError(n(P::records_per_user) +
+                     ": only 1 with without-replacement sampling (no user-level analysis of "
+                     "fixed-size batches is implemented here; use poisson, shuffle or "
+                     "balls-in-bins)");
 
   if (unknown == Unknown::noise_multiplier) {
     if (!v.group_noise_multipliers.empty())
@@ -413,7 +444,24 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
   } catch (const RunParameterError& e) {
     throw UsageError(message_of(e, naming));
   }
+  if (v.sampling == Sampling::balls_in_bins && run.batch_size &&
+      run.participations > epoch_steps(run))
+    throw UsageError(n(P::participations) + ": must be <= the steps per epoch (" +
+                     std::to_string(epoch_steps(run)) + " = N/B), got " +
+                     std::to_string(run.participations));
   return run;
+}
+
+std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run) {
+  if (run.sampling == Sampling::shuffle) return run_relation(run);
+  return std::nullopt;
+}
+
+std::string sampling_name(Sampling s) {
+  // Results name the scheme with an underscore (as the neighbouring relations).
+  std::string name(choice_name(kSamplingChoices, s));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
@@ -439,9 +487,20 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
   if (run.last_batch)
     in.add(key(RunParam::last_batch),
            report::text(std::string(choice_name(kLastBatchChoices, *run.last_batch))));
-  // Results name the scheme with an underscore (as the neighbouring relations).
-  in.add(key(RunParam::sampling),
-         report::text(run.sampling == Sampling::poisson ? "poisson" : "without_replacement"));
+  in.add(key(RunParam::sampling), report::text(sampling_name(run.sampling)));
+  if ((run.sampling == Sampling::shuffle || run.sampling == Sampling::balls_in_bins) &&
+      run.dataset_size && run.batch_size && unknown != Unknown::sampling_rate) {
+    in.add("steps_per_epoch", report::integer(epoch_steps(run)));
+    if (unknown != Unknown::steps)
+      in.add("accounted_epochs", report::integer(epochs_started(run)));
+  }
+  if (run.sampling == Sampling::balls_in_bins)
+    in.add(key(RunParam::participations), report::integer(run.participations));
+  if (run.records_per_user > 1) {
+    in.add(key(RunParam::records_per_user), report::integer(run.records_per_user));
+    in.add("unit", report::text("user-level, " + std::to_string(run.records_per_user) +
+                                " records per user"));
+  }
 }
 
 }  // namespace dpb::cli

@@ -33,8 +33,10 @@ enum class RunParam {
   last_batch,
   sampling,
   group_noise_multipliers,
+  participations,
+  records_per_user,
 };
-inline constexpr std::size_t kRunParamCount = 9;
+inline constexpr std::size_t kRunParamCount = 11;
 
 /// What a parameter's value is, and so how it is parsed.
 enum class ParamKind {
@@ -45,9 +47,11 @@ enum class ParamKind {
   positive_list,  ///< a non-empty list of finite numbers > 0 (one value)
 };
 
-inline constexpr std::array<Choice<Sampling>, 2> kSamplingChoices{{
+inline constexpr std::array<Choice<Sampling>, 4> kSamplingChoices{{
     {"poisson", Sampling::poisson},
     {"without-replacement", Sampling::without_replacement},
+    {"shuffle", Sampling::shuffle},
+    {"balls-in-bins", Sampling::balls_in_bins},
 }};
 /// PyTorch DataLoader's words: drop_last=True drops an epoch's last partial batch.
 inline constexpr std::array<Choice<LastBatch>, 2> kLastBatchChoices{{
@@ -93,13 +97,25 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
      "--batch-size and whole --epochs (without it T = ceil(epochs * N / B))",
      "", 0, std::nullopt},
     {RunParam::sampling, "--sampling", "--sampling", "sampling", ParamKind::choice,
-     "poisson (default; add/remove) | without-replacement (B of N; replace-one)", "poisson", 0,
-     std::nullopt},
+     "how batches are drawn: poisson (default; add/remove) | without-replacement (B of N; "
+     "replace-one) | shuffle (a fresh permutation per epoch cut into batches; replace-special) | "
+     "balls-in-bins (each record in --participations random steps of each epoch; add/remove)",
+     "poisson", 0, std::nullopt},
     {RunParam::group_noise_multipliers, "--group-noise-multipliers", "--group-noise-multipliers",
      "group_noise_multipliers", ParamKind::positive_list,
      "per-layer clipping: z1,z2,... in place of --noise-multiplier; they act as "
      "z* = 1/sqrt(sum 1/z_m^2)",
      "", 0, RunParam::noise_multiplier},
+    {RunParam::participations, "--participations", "--participations", "participations",
+     ParamKind::count,
+     "with --sampling balls-in-bins: k, the steps of each epoch every record is in, 1 <= k <= "
+     "steps per epoch",
+     "", 0, std::nullopt},
+    {RunParam::records_per_user, "--records-per-user", "--records-per-user", "records_per_user",
+     ParamKind::count,
+     "the unit of privacy: each person owns up to k records, all of which differ between "
+     "neighbours (user-level); 1 = record-level",
+     "", 0, std::nullopt},
 }};
 
 const RunParameter& run_parameter(RunParam p);
@@ -114,7 +130,7 @@ std::string name_of(RunParam p, Naming naming);
 /// single-run verbs take one value.
 struct DpSgdFlags {
   std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs,
-      last_batch, group_noise_multipliers;
+      last_batch, group_noise_multipliers, participations, records_per_user;
   std::string sampling = "poisson";
   bool sampling_given = false;  ///< --sampling was on the command line
 };
@@ -134,6 +150,7 @@ struct DpSgdValues {
   std::optional<LastBatch> last_batch;
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
+  std::optional<std::int64_t> participations, records_per_user;
 };
 
 /// One parsed value of a parameter.
@@ -169,6 +186,14 @@ std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
                                     std::optional<LastBatch> last_batch = std::nullopt);
 /// A RunParameterError's message with its parameters named as `naming` says.
 std::string message_of(const RunParameterError& e, Naming naming);
+
+/// The relation accountants are asked for on a run's event: replace_special
+/// for shuffled batches (a shuffled epoch is analysed only under a relation
+/// that keeps the dataset size), else nullopt (the one the event fixes).
+std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run);
+
+/// The scheme as results name it: poisson, without_replacement, shuffle, balls_in_bins.
+std::string sampling_name(Sampling s);
 
 /// The parameters of a run, in report order (q, σ and T unless unknown).
 void add_inputs(report::Record& inputs, const DpSgdRun& run, Unknown unknown = Unknown::none);

@@ -30,7 +30,9 @@ SolveSettings resolve_solve_flags(const std::string& tolerance, const std::strin
 Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accountant,
                  const AccountantOptions& options, double target_epsilon, double delta,
                  const SolveSettings& settings) {
-  const EpsilonOracle oracle{accountant, options, delta};
+  AccountantOptions run_options = options;
+  if (auto relation = run_neighbouring(run)) run_options.neighbouring = relation;
+  const EpsilonOracle oracle{accountant, run_options, delta};
   Solved out{run, {}};
   switch (unknown) {
     case Unknown::noise_multiplier: {

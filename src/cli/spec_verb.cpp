@@ -56,6 +56,8 @@ RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run) {
     const DpSgdRun r = derive(single_values(run), Unknown::none);
     add_inputs(out.inputs, r);
     out.event = dp_sgd_event(r);
+    out.run = r;
+    out.neighbouring = run_neighbouring(r);
     return out;
   }
   require_no_run_flags(run);

@@ -47,6 +47,8 @@ void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out)
 struct RunEvent {
   report::Record inputs;
   EventPtr event;
+  std::optional<DpSgdRun> run;               ///< the DP-SGD run, when not a spec file
+  std::optional<Neighbouring> neighbouring;  ///< the relation the run is analysed under
 };
 RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run);
 

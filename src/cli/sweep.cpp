@@ -172,6 +172,7 @@ std::vector<Job> jobs_from_flags(const SweepFlags& f, Unknown unknown,
   for (const auto& values : sweep_values(f.run)) {
     Job job;
     job.run = derive(values, unknown);
+    job.neighbouring = run_neighbouring(job.run);
     job.unknown = unknown;
     job.deltas = deltas;
     job.epsilons = epsilons;
@@ -223,6 +224,7 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
             : unknown;
     try {
       job.run = derive(c.values, job.unknown, Naming::keys);
+      job.neighbouring = run_neighbouring(job.run);
     } catch (const UsageError& e) {
       errors.push_back({c.line, e.what()});
       continue;

@@ -72,6 +72,13 @@ EventPtr sample(std::type_identity<TruncatedSubsampledGaussianEvent>) {
   return make_event(TruncatedSubsampledGaussianEvent{1000, 0.05, 60, 1.0});
 }
 
+EventPtr sample(std::type_identity<ShuffledEvent>) {
+  return make_event(ShuffledEvent{10, make_gaussian(1.0)});
+}
+EventPtr sample(std::type_identity<RandomAllocationEvent>) {
+  return make_event(RandomAllocationEvent{10, 2, make_gaussian(1.0)});
+}
+
 /// A sample of every kind, plus each kind inside each sampled wrapper.
 std::vector<EventPtr> every_kind() {
   std::vector<EventPtr> out;
@@ -80,6 +87,8 @@ std::vector<EventPtr> every_kind() {
     out.push_back(e);
     out.push_back(make_poisson_sampled(0.2, e));
     out.push_back(make_sampled_without_replacement(50, 10, e));
+    out.push_back(make_event(ShuffledEvent{10, e}));
+    out.push_back(make_event(RandomAllocationEvent{10, 1, e}));
   });
   return out;
 }
