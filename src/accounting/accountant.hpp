@@ -23,8 +23,10 @@ enum class Neighbouring { add_remove, replace_one, replace_special };
 std::string_view to_string(Neighbouring n);
 
 /// What kind of statement a result is: a sound upper bound on the privacy
-/// loss, or an approximation (e.g. the GDP central-limit theorem).
-enum class BoundKind { upper, approximate };
+/// loss, an approximation (e.g. the GDP central-limit theorem), a sound lower
+/// bound (the true loss is at least this), or an estimate under another
+/// sampling scheme than the one run (the Poisson figure beside a shuffled run).
+enum class BoundKind { upper, approximate, lower, estimate };
 std::string_view to_string(BoundKind b);
 
 /// An (ε, δ) statement with what the accountant knows about it.

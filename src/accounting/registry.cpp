@@ -20,7 +20,19 @@ std::string_view to_string(Neighbouring n) {
   return "add_remove";
 }
 
-std::string_view to_string(BoundKind b) { return b == BoundKind::upper ? "upper" : "approximate"; }
+std::string_view to_string(BoundKind b) {
+  switch (b) {
+    case BoundKind::upper:
+      return "upper";
+    case BoundKind::approximate:
+      return "approximate";
+    case BoundKind::lower:
+      return "lower";
+    case BoundKind::estimate:
+      return "estimate";
+  }
+  return "?";
+}
 
 const std::vector<AccountantInfo>& accountants() {
   static const std::vector<AccountantInfo> all = {

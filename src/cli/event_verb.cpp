@@ -1,12 +1,77 @@
 #include "cli/event_verb.hpp"
 
+#include <exception>
 #include <optional>
+
+#include "accounting/pld_accountant.hpp"
 
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
 #include "cli/result_rows.hpp"
 
 namespace dpb::cli {
+namespace {
+
+/// The row of a lower bound on a shuffled run's ε (or δ): the lower end of
+/// the PLD interval of shuffle_lower_bound_event(run), a pair of datasets
+/// that the shuffled run distinguishes at least this well.
+std::optional<Guarantee> shuffle_lower_row(const DpSgdRun& run, const AccountantOptions& given,
+                                           double target, bool solve_delta, std::ostream& err) {
+  const EventPtr pair = shuffle_lower_bound_event(run);
+  if (!pair) return std::nullopt;
+  AccountantOptions options = given;
+  options.neighbouring = std::nullopt;  // the pair's own relation: a record or none
+  PldAccountant pld(options);
+  try {
+    pld.compose(*pair);
+  } catch (const std::exception& e) {
+    err << "dpbudget: warning: no lower bound for the shuffled run: " << e.what() << '\n';
+    return std::nullopt;
+  }
+  const Guarantee g = solve_delta ? pld.delta(target) : pld.epsilon(target);
+  Guarantee lower;
+  lower.accountant = "pld";
+  lower.bound = BoundKind::lower;
+  lower.neighbouring = run_relation(run);
+  lower.epsilon = solve_delta ? target : g.epsilon_lower.value_or(0);
+  lower.delta = solve_delta ? g.delta_lower.value_or(0) : target;
+  lower.notes.push_back(
+      "lower: every other record's gradient 0, the record in a uniformly random batch of each "
+      "epoch (the balls-in-bins pair of the whole epochs): this run loses at least this much");
+  return lower;
+}
+
+/// Beside a shuffled or balls-in-bins run: the figure each chosen accountant
+/// gives for Poisson sampling at q = B/N (the usual estimate, not a bound for
+/// this loader) and, for shuffling, a lower bound. Every row says its scheme.
+void add_loader_rows(report::Report& rep, const DpSgdRun& run, AccountantChoice choice,
+                     const std::vector<double>& targets, bool solve_delta, std::ostream& err) {
+  const bool recommended = !rep.results.empty() && rep.results.front().find("recommended");
+  for (auto& row : rep.results) row.add("sampling", report::hoisted(report::text(sampling_name(run.sampling))));
+  auto add_row = [&](Guarantee g, const char* scheme) {
+    report::Record r = guarantee_record(g, solve_delta);
+    r.add("sampling", report::hoisted(report::text(scheme)));
+    if (recommended) add_recommended(r, false);
+    details_last(r);
+    collect_remarks(g, rep, err);
+    rep.results.push_back(std::move(r));
+  };
+  if (run.sampling == Sampling::shuffle)
+    for (double target : targets)
+      if (auto g = shuffle_lower_row(run, choice.options, target, solve_delta, err))
+        add_row(std::move(*g), "shuffle");
+  choice.options.neighbouring = std::nullopt;
+  for (const auto& a : account(*poisson_estimate_event(run), choice, targets, solve_delta)) {
+    if (a.unsupported) continue;  // already said for the run itself, or not comparable
+    for (Guarantee g : a.guarantees) {
+      g.bound = BoundKind::estimate;
+      add_row(std::move(g), "poisson");
+    }
+  }
+  for (auto& row : rep.results) details_last(row);
+}
+
+}  // namespace
 
 int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
                    std::ostream& err) {
@@ -16,6 +81,7 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
     return kOk;
   }
   RunEvent run = load_run(f.spec, f.run);
+  if (run.run) note_assumed_poisson(f.run, err);
   AccountantChoice choice = resolve(f.accountant);
   choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
   resolve(f.output);  // check --format and --precision before any work
@@ -26,8 +92,11 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   std::optional<double> budget;
   if (!f.max_epsilon.empty()) budget = parse_real("--max-epsilon", f.max_epsilon, kNonNegative);
 
-  const auto rep = event_table(solve_delta ? "delta" : "epsilon", std::move(run.inputs), *run.event,
+  auto rep = event_table(solve_delta ? "delta" : "epsilon", std::move(run.inputs), *run.event,
                                choice, targets, solve_delta, err);
+  if (run.run && (run.run->sampling == Sampling::shuffle ||
+                  run.run->sampling == Sampling::balls_in_bins))
+    add_loader_rows(rep, *run.run, choice, targets, solve_delta, err);
   emit(rep, f.output, out);
   // The budget gate: stdout keeps the full table; every row over is named.
   bool over = false;

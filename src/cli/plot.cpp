@@ -149,6 +149,7 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
   fixed.steps = {"1"};
   fixed.epochs.clear();
   const DpSgdRun base = derive(single_values(fixed), Unknown::none);
+  note_assumed_poisson(f.run, err);
   const AccountantChoice choice = resolve(f.accountant);
 
   // x values: whole steps, each once; with --epochs the steps they give.

@@ -67,12 +67,28 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
   r.add("accountant", report::hoisted(report::text(g.accountant)));
   r.add("neighbouring", report::hoisted(report::text(std::string(to_string(g.neighbouring)))));
   report::Cell bound = report::hoisted(report::text(std::string(to_string(g.bound))));
-  if (g.bound == BoundKind::approximate)
-    bound = report::with_footnote(std::move(bound), "an approximation, not an upper bound");
+  switch (g.bound) {
+    case BoundKind::upper:
+      break;
+    case BoundKind::approximate:
+      bound = report::with_footnote(std::move(bound), "an approximation, not an upper bound");
+      break;
+    case BoundKind::lower:
+      bound = report::with_footnote(std::move(bound),
+                                    "a lower bound: the true loss of this run is at least this");
+      break;
+    case BoundKind::estimate:
+      bound = report::with_footnote(
+          std::move(bound), "the usual estimate, as if batches were Poisson-sampled at q = B/N: "
+                            "not a bound for this loader");
+      break;
+  }
   r.add("bound", std::move(bound));
   // The target is echoed (and may move above the table); the computed value
-  // is rounded up, shown in compact text as "[lower, upper]" for an interval.
-  report::Cell delta = report::number(g.delta, solved_delta ? Rounding::up : Rounding::nearest);
+  // is rounded up (down for a lower bound), shown in compact text as
+  // "[lower, upper]" for an interval.
+  const Rounding computed = g.bound == BoundKind::lower ? Rounding::down : Rounding::up;
+  report::Cell delta = report::number(g.delta, solved_delta ? computed : Rounding::nearest);
   if (solved_delta) delta.lower = g.delta_lower;
   r.add("delta", solved_delta ? delta : report::hoisted(delta));
   if (g.delta_lower) {
@@ -80,7 +96,7 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
           report::visible(report::number(*g.delta_lower, Rounding::down), Show::wide));
     r.add("delta_upper", report::visible(report::number(g.delta, Rounding::up), Show::wide));
   }
-  report::Cell epsilon = report::number(g.epsilon, solved_delta ? Rounding::nearest : Rounding::up);
+  report::Cell epsilon = report::number(g.epsilon, solved_delta ? Rounding::nearest : computed);
   if (!solved_delta) epsilon.lower = g.epsilon_lower;
   r.add("epsilon", solved_delta ? report::hoisted(epsilon) : epsilon);
   if (g.epsilon_lower) {

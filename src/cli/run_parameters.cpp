@@ -457,6 +457,13 @@ std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run) {
   return std::nullopt;
 }
 
+void note_assumed_poisson(const DpSgdFlags& f, std::ostream& err) {
+  if (f.epochs.empty() || f.sampling_given) return;
+  err << "dpbudget: note: this assumes Poisson sampling (each record in each step with "
+         "probability q); a loader that shuffles or draws fixed-size batches is another scheme: "
+         "see --sampling\n";
+}
+
 std::string sampling_name(Sampling s) {
   // Results name the scheme with an underscore (as the neighbouring relations).
   std::string name(choice_name(kSamplingChoices, s));

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -191,6 +192,11 @@ std::string message_of(const RunParameterError& e, Naming naming);
 /// for shuffled batches (a shuffled epoch is analysed only under a relation
 /// that keeps the dataset size), else nullopt (the one the event fixes).
 std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run);
+
+/// With --epochs and no --sampling, one line on stderr: the figure assumes
+/// Poisson sampling, which most data loaders do not do (README, "Which
+/// sampling did your training loop do?").
+void note_assumed_poisson(const DpSgdFlags& flags, std::ostream& err);
 
 /// The scheme as results name it: poisson, without_replacement, shuffle, balls_in_bins.
 std::string sampling_name(Sampling s);

@@ -154,6 +154,7 @@ struct SolverFlags {
 int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, std::ostream& out,
                std::ostream& err) {
   const DpSgdRun run = derive(single_values(f.run), unknown);
+  note_assumed_poisson(f.run, err);
   const AccountantChoice choice = resolve(f.accountant);
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);

@@ -366,6 +366,7 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
     if (unknown != Unknown::none && epsilons.empty())
       throw UsageError("--epsilon is required with --solve (the targets)");
     jobs = jobs_from_flags(f, unknown, deltas, epsilons);
+    note_assumed_poisson(f.run, err);
   }
 
   report::Report rep;
