@@ -29,8 +29,10 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -44,7 +46,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --delta --max-epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --max-epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     delta)
       case $prev in
@@ -55,8 +57,10 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
@@ -69,7 +73,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     sigma)
       case $prev in
@@ -80,8 +84,10 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
@@ -95,7 +101,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -106,8 +112,10 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
@@ -121,7 +129,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -132,8 +140,10 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
@@ -147,7 +157,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sweep)
       case $prev in
@@ -158,8 +168,10 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --solve) COMPREPLY=($(compgen -W 'sigma steps sampling-rate' -- "$cur")); return ;;
@@ -176,7 +188,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     compose)
       case $prev in
@@ -241,12 +253,14 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --format --precision'
+      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --format --precision'
       ;;
     tradeoff)
       case $prev in
@@ -269,8 +283,10 @@ _dpbudget() {
         --batch-size) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
-        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
         --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
@@ -281,7 +297,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     events)
       case $prev in
