@@ -27,10 +27,16 @@ using Kind = pld::Mechanism::Kind;
 /// loss (no_op, a Poisson-sampled release with q = 0, ...).
 struct PldTerm {
   std::optional<pld::Mechanism> mechanism;
-  /// Instead of `mechanism`: a composition whose upper bound comes from
-  /// `upper` and whose lower bound from `lower` (random allocation: sound
-  /// pessimistic and optimistic discretisations, random_allocation.hpp).
-  std::vector<pld::Component> upper = {}, lower = {};
+  /// Instead of `mechanism`: epochs of random allocation, `count` allocations
+  /// of one of `steps` steps each, discretised when composed (planning stays
+  /// cheap) into a pessimistic PLD for the upper bounds and an optimistic one
+  /// for the lower bounds (random_allocation.hpp).
+  struct Allocation {
+    std::int64_t steps;
+    double noise_multiplier;
+    std::int64_t count;
+  };
+  std::vector<Allocation> allocations = {};
 };
 
 /// Target loss error of one random-allocation epoch (upper − lower losses):
@@ -138,13 +144,8 @@ struct PldPlanner {
     const std::int64_t k = a.participations, t = a.steps;
     PldTerm term;
     for (const auto& [size, groups] :
-         {std::pair{t / k + 1, t % k}, std::pair{t / k, k - t % k}}) {
-      if (groups == 0) continue;
-      const RandomAllocationPlds plds =
-          random_allocation_plds(size, sigma, kAllocationLossResolution);
-      term.upper.push_back({plds.upper, groups});
-      term.lower.push_back({plds.lower, groups});
-    }
+         {std::pair{t / k + 1, t % k}, std::pair{t / k, k - t % k}})
+      if (groups > 0) term.allocations.push_back({size, sigma, groups});
     return term;
   }
   /// New kinds are analysed unsampled only.
@@ -375,11 +376,13 @@ void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
       components_.push_back({*term.mechanism, times});
       lower_components_.push_back({*term.mechanism, times});
     }
-    for (const auto& c : term.upper)
-      components_.push_back({c.mechanism, checked_count_product(times, c.count)});
-    for (const auto& c : term.lower)
-      lower_components_.push_back({c.mechanism, checked_count_product(times, c.count)});
-    split_ = split_ || !term.upper.empty();
+    for (const auto& a : term.allocations) {
+      const RandomAllocationPlds plds =
+          random_allocation_plds(a.steps, a.noise_multiplier, kAllocationLossResolution);
+      components_.push_back({plds.upper, checked_count_product(times, a.count)});
+      lower_components_.push_back({plds.lower, checked_count_product(times, a.count)});
+      split_ = true;
+    }
   }
 }
 
