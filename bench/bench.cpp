@@ -66,12 +66,19 @@ double run_once(const char* const* argv) {
   return seconds_since(t0);
 }
 
-void bench_process(const char* title, const std::vector<const char*>& args, int runs) {
+/// Runs the process `runs` times and prints its median beside `goal_ms`
+/// (0: no goal).
+void bench_process(const char* title, const std::vector<const char*>& args, int runs,
+                   double goal_ms = 0) {
   std::vector<double> t;
   for (int i = 0; i < runs; ++i) t.push_back(run_once(args.data()));
   std::sort(t.begin(), t.end());
-  std::printf("%s: median %.2f ms, min %.2f ms, max %.2f ms over %d runs\n", title,
+  std::printf("%s: median %.2f ms, min %.2f ms, max %.2f ms over %d runs", title,
               1e3 * t[t.size() / 2], 1e3 * t.front(), 1e3 * t.back(), runs);
+  if (goal_ms > 0)
+    std::printf(" (goal <= %.0f ms: %s)", goal_ms,
+                1e3 * t[t.size() / 2] <= goal_ms ? "met" : "NOT met");
+  std::printf("\n");
 }
 
 void bench_optimal_composition() {
@@ -110,5 +117,26 @@ int main(int argc, char** argv) {
                 {DPBUDGET_BINARY, "sigma", "--accountant", "pld", "-q", "0.01", "--steps", "10000",
                  "--epsilon", "2", "--delta", "1e-5", nullptr},
                 3);
+  // Sampling schemes and users (issue 15; goals in README, "Benchmark").
+  bench_process(
+      "shuffle: dpbudget epsilon --sampling shuffle --accountant all, N 60000, B 600, 10 epochs "
+      "(upper, lower, Poisson estimate)",
+      {DPBUDGET_BINARY, "epsilon", "--sampling", "shuffle", "--accountant", "all", "--sigma", "1",
+       "--dataset-size", "60000", "--batch-size", "600", "--epochs", "10", "--delta", "1e-5",
+       nullptr},
+      3, 2000);
+  bench_process(
+      "balls-in-bins: dpbudget epsilon --accountant pld, t = 1000 steps per epoch, 10 epochs, "
+      "sigma 1",
+      {DPBUDGET_BINARY, "epsilon", "--sampling", "balls-in-bins", "--accountant", "pld", "--sigma",
+       "1", "--dataset-size", "100000", "--batch-size", "100", "--epochs", "10", "--delta", "1e-5",
+       nullptr},
+      3, 1000);
+  bench_process(
+      "user level: dpbudget epsilon --accountant pld --records-per-user 4 -q 0.01 --sigma 1 "
+      "--steps 1000",
+      {DPBUDGET_BINARY, "epsilon", "--accountant", "pld", "--records-per-user", "4", "-q", "0.01",
+       "--sigma", "1", "--steps", "1000", "--delta", "1e-5", nullptr},
+      3, 1000);
   return 0;
 }

@@ -11,9 +11,9 @@
 #include "accounting/composition.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
-#include "accounting/mixture_dominance.hpp"
 #include "accounting/gaussian_mechanism.hpp"
 #include "accounting/laplace_mechanism.hpp"
+#include "accounting/mixture_dominance.hpp"
 #include "accounting/rdp_events.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
@@ -125,9 +125,8 @@ struct StepPlanner {
     if (is_epoch_sampling(s)) {
       // k unamplified releases per epoch (uses_per_epoch): k Gaussians
       // compose exactly to one at σ/√k (Dong, Roth & Su 2022, Cor. 3.3).
-      Step st{Step::Kind::gaussian,
-              e.noise_multiplier / sensitivity(s) /
-                  std::sqrt(static_cast<double>(uses_per_epoch(s)))};
+      Step st{Step::Kind::gaussian, e.noise_multiplier / sensitivity(s) /
+                                        std::sqrt(static_cast<double>(uses_per_epoch(s)))};
       st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
       return st;
     }

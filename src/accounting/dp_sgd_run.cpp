@@ -123,9 +123,9 @@ EventPtr dp_sgd_event(const DpSgdRun& run) {
                                 {F::records_per_user,
                                  ": only 1 with sampling without replacement (no user-level "
                                  "analysis of fixed-size batches is implemented; use poisson)"});
-      return make_self_composed(
-          run.steps, make_sampled_without_replacement(*run.dataset_size, *run.batch_size,
-                                                      make_gaussian(sigma)));
+      return make_self_composed(run.steps,
+                                make_sampled_without_replacement(*run.dataset_size, *run.batch_size,
+                                                                 make_gaussian(sigma)));
     case Sampling::shuffle:
       // Each record in one step per epoch; a user's k records in at most k
       // steps, whose per-step counts n_j (Σ n_j = k) make the epoch a
@@ -133,13 +133,13 @@ EventPtr dp_sgd_event(const DpSgdRun& run) {
       // k²/σ² (Dong, Roth & Su 2022, Cor. 3.3), one Gaussian at σ/k.
       return make_self_composed(
           epochs_started(run),
-          make_event(ShuffledEvent{epoch_steps(run), make_gaussian(sigma / static_cast<double>(k))}));
+          make_event(
+              ShuffledEvent{epoch_steps(run), make_gaussian(sigma / static_cast<double>(k))}));
     case Sampling::balls_in_bins:
       if (k == 1)
-        return make_self_composed(
-            epochs_started(run),
-            make_event(RandomAllocationEvent{epoch_steps(run), run.participations,
-                                             make_gaussian(sigma)}));
+        return make_self_composed(epochs_started(run),
+                                  make_event(RandomAllocationEvent{
+                                      epoch_steps(run), run.participations, make_gaussian(sigma)}));
       // A user of k records, each in p distinct steps: per-step counts n_j ≤ k
       // with Σ n_j = kp, so Σ n_j² ≤ k·kp and the epoch is at most p Gaussian
       // releases at σ/k (as above; no amplification is claimed for users).

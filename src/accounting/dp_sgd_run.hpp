@@ -22,8 +22,8 @@ namespace dpb {
 enum class Sampling {
   poisson,              ///< each record with probability q (add/remove)
   without_replacement,  ///< B of N records (replace-one)
-  shuffle,        ///< a fresh permutation per epoch cut into batches (replace-special)
-  balls_in_bins,  ///< each record in k uniformly chosen steps of each epoch (add/remove)
+  shuffle,              ///< a fresh permutation per epoch cut into batches (replace-special)
+  balls_in_bins,        ///< each record in k uniformly chosen steps of each epoch (add/remove)
 };
 
 /// How an epoch's last, partial batch counts, in the words of PyTorch's

@@ -118,7 +118,8 @@ inline std::string refuse_sampled(std::string_view accountant, const Sampling& s
 
 /// Whether `s` is one epoch of shuffled or randomly allocated batches.
 inline bool is_epoch_sampling(const Sampling& s) {
-  return std::holds_alternative<ShuffleSampling>(s) || std::holds_alternative<AllocationSampling>(s);
+  return std::holds_alternative<ShuffleSampling>(s) ||
+         std::holds_alternative<AllocationSampling>(s);
 }
 
 /// The refusal every planner shares for a leaf inside `shuffled` or
@@ -210,8 +211,8 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
           if (sampler) return refuse_nested(sampler);
           plan.relations.add_remove = true;
           walk(*e.event, planner, accountant,
-               Sampling{AllocationSampling{e.num_steps, e.num_participations}},
-               "random_allocation", count, plan);
+               Sampling{AllocationSampling{e.num_steps, e.num_participations}}, "random_allocation",
+               count, plan);
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
           if (sampler) return refuse_nested(sampler);
           plan.relations.replace_one = true;
@@ -222,7 +223,8 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
           // A mixture of Gaussians compares one side against N(0, s²): a
           // record added or removed (or zeroed out), so it fixes add/remove
           // as a Poisson-sampled leaf does.
-          if constexpr (std::is_same_v<T, MixtureOfGaussiansEvent>) plan.relations.add_remove = true;
+          if constexpr (std::is_same_v<T, MixtureOfGaussiansEvent>)
+            plan.relations.add_remove = true;
           // A leaf: the planner must have an overload for T (no catch-all).
           Planned<Term> p = planner(e, sampling);
           if (!p.term) {

@@ -143,8 +143,7 @@ struct PldPlanner {
   Planned<PldTerm> allocation(double sigma, const AllocationSampling& a) const {
     const std::int64_t k = a.participations, t = a.steps;
     PldTerm term;
-    for (const auto& [size, groups] :
-         {std::pair{t / k + 1, t % k}, std::pair{t / k, k - t % k}})
+    for (const auto& [size, groups] : {std::pair{t / k + 1, t % k}, std::pair{t / k, k - t % k}})
       if (groups > 0) term.allocations.push_back({size, sigma, groups});
     return term;
   }

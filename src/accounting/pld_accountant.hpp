@@ -26,7 +26,7 @@ class PldAccountant final : public Accountant {
   Guarantee make_guarantee(const pld::Interval& interval) const;
 
   pld::Options options_;
-  std::optional<Neighbouring> relation_;  ///< nullopt: inferred (add/remove here)
+  std::optional<Neighbouring> relation_;    ///< nullopt: inferred (add/remove here)
   std::vector<pld::Component> components_;  ///< what the upper bounds are computed from
   /// What the lower bounds are computed from: the same, but for random
   /// allocation, whose optimistic discretisation differs (`split_`).

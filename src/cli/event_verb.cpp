@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "accounting/pld_accountant.hpp"
-
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
 #include "cli/result_rows.hpp"
@@ -47,7 +46,8 @@ std::optional<Guarantee> shuffle_lower_row(const DpSgdRun& run, const Accountant
 void add_loader_rows(report::Report& rep, const DpSgdRun& run, AccountantChoice choice,
                      const std::vector<double>& targets, bool solve_delta, std::ostream& err) {
   const bool recommended = !rep.results.empty() && rep.results.front().find("recommended");
-  for (auto& row : rep.results) row.add("sampling", report::hoisted(report::text(sampling_name(run.sampling))));
+  for (auto& row : rep.results)
+    row.add("sampling", report::hoisted(report::text(sampling_name(run.sampling))));
   auto add_row = [&](Guarantee g, const char* scheme) {
     report::Record r = guarantee_record(g, solve_delta);
     r.add("sampling", report::hoisted(report::text(scheme)));
@@ -93,9 +93,9 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   if (!f.max_epsilon.empty()) budget = parse_real("--max-epsilon", f.max_epsilon, kNonNegative);
 
   auto rep = event_table(solve_delta ? "delta" : "epsilon", std::move(run.inputs), *run.event,
-                               choice, targets, solve_delta, err);
-  if (run.run && (run.run->sampling == Sampling::shuffle ||
-                  run.run->sampling == Sampling::balls_in_bins))
+                         choice, targets, solve_delta, err);
+  if (run.run &&
+      (run.run->sampling == Sampling::shuffle || run.run->sampling == Sampling::balls_in_bins))
     add_loader_rows(rep, *run.run, choice, targets, solve_delta, err);
   emit(rep, f.output, out);
   // The budget gate: stdout keeps the full table; every row over is named.

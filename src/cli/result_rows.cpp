@@ -79,8 +79,9 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
       break;
     case BoundKind::estimate:
       bound = report::with_footnote(
-          std::move(bound), "the usual estimate, as if batches were Poisson-sampled at q = B/N: "
-                            "not a bound for this loader");
+          std::move(bound),
+          "the usual estimate, as if batches were Poisson-sampled at q = B/N: "
+          "not a bound for this loader");
       break;
   }
   r.add("bound", std::move(bound));

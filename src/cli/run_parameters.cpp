@@ -498,8 +498,7 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
   if ((run.sampling == Sampling::shuffle || run.sampling == Sampling::balls_in_bins) &&
       run.dataset_size && run.batch_size && unknown != Unknown::sampling_rate) {
     in.add("steps_per_epoch", report::integer(epoch_steps(run)));
-    if (unknown != Unknown::steps)
-      in.add("accounted_epochs", report::integer(epochs_started(run)));
+    if (unknown != Unknown::steps) in.add("accounted_epochs", report::integer(epochs_started(run)));
   }
   if (run.sampling == Sampling::balls_in_bins)
     in.add(key(RunParam::participations), report::integer(run.participations));

@@ -354,8 +354,9 @@ TEST_CASE("rdp: the chosen relation fixes every leaf") {
   CHECK(rdp(std::nullopt)
             ->unsupported_reason(
                 *make_poisson_sampled(0.1, make_event(DiscreteGaussianEvent{1.0, 1}))));
-  const auto why = rdp(std::nullopt)->unsupported_reason(
-      *make_event(TruncatedSubsampledGaussianEvent{1000, 0.01, 20, 1.0}));
+  const auto why =
+      rdp(std::nullopt)
+          ->unsupported_reason(*make_event(TruncatedSubsampledGaussianEvent{1000, 0.01, 20, 1.0}));
   REQUIRE(why);
   CHECK(why->find("pld") != std::string::npos);
 }

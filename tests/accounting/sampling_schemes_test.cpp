@@ -77,7 +77,8 @@ bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std
 
 }  // namespace
 
-TEST_CASE("shuffle: the upper bound is E Gaussian releases (E epochs begun), under replace_special") {
+TEST_CASE(
+    "shuffle: the upper bound is E Gaussian releases (E epochs begun), under replace_special") {
   for (double sigma : {0.8, 1.3, 4.0})
     for (std::int64_t steps : {100, 250, 1000}) {
       const DpSgdRun run = shuffled_run(sigma, 10000, 100, steps);  // t = 100 steps per epoch
@@ -124,8 +125,8 @@ TEST_CASE("balls-in-bins: rdp, gdp and composition give k unamplified releases p
     gdp.compose(*e);
     CHECK(close(gdp.mu(), std::sqrt(uses) / 2.0, kClosedForm));
     CHECK(gdp.epsilon(kDelta).neighbouring == Neighbouring::add_remove);
-    CHECK(close(epsilon_of("rdp", e, std::nullopt).epsilon,
-                rdp_gaussian_epsilon(2.0, uses, kDelta), kClosedForm));
+    CHECK(close(epsilon_of("rdp", e, std::nullopt).epsilon, rdp_gaussian_epsilon(2.0, uses, kDelta),
+                kClosedForm));
     // One epoch to the composition accountant: one Gaussian at σ/√k, whose
     // ε is the analytic Gaussian's (its per-step profile is exact).
     DpSgdRun one = run;
@@ -157,8 +158,8 @@ TEST_CASE("user level: k = 1 is the record-level run; q = 1 is the Gaussian at s
     const double sigma_k = 3.0 / static_cast<double>(k);
     INFO("k ", k);
     // RDP: 5 Gaussians at σ/k.
-    CHECK(close(epsilon_of("rdp", e, std::nullopt).epsilon, rdp_gaussian_epsilon(sigma_k, 5, kDelta),
-                kClosedForm));
+    CHECK(close(epsilon_of("rdp", e, std::nullopt).epsilon,
+                rdp_gaussian_epsilon(sigma_k, 5, kDelta), kClosedForm));
     // PLD: an interval around the analytic Gaussian at σ/(k√5).
     const double exact = gaussian_epsilon(sigma_k / std::sqrt(5.0), kDelta);
     const Guarantee pld = epsilon_of("pld", e, std::nullopt);
@@ -185,8 +186,7 @@ TEST_CASE("user level: pld lower <= pld upper <= rdp on a grid") {
           CHECK(pld.epsilon <= rdp.epsilon);
           // More records per user never lose less: the record-level run's
           // PLD lower end is below the user-level upper end.
-          const Guarantee one =
-              epsilon_of("pld", make_dp_sgd(q, sigma, steps), std::nullopt);
+          const Guarantee one = epsilon_of("pld", make_dp_sgd(q, sigma, steps), std::nullopt);
           CHECK(*one.epsilon_lower <= pld.epsilon);
         }
 }
@@ -203,9 +203,10 @@ TEST_CASE("mixture of Gaussians: rdp and composition use the dominating sampled 
   }
   // {0, 1, 2}: rate q' = p1 + p2, noise s/2.
   const EventPtr mix = make_event(MixtureOfGaussiansEvent{2.0, {0.0, 1.0, 2.0}, {0.9, 0.07, 0.03}});
-  CHECK(close(epsilon_of("rdp", mix, std::nullopt).epsilon,
-              epsilon_of("rdp", make_poisson_sampled(0.1, make_gaussian(1.0)), std::nullopt).epsilon,
-              kClosedForm));
+  CHECK(
+      close(epsilon_of("rdp", mix, std::nullopt).epsilon,
+            epsilon_of("rdp", make_poisson_sampled(0.1, make_gaussian(1.0)), std::nullopt).epsilon,
+            kClosedForm));
   // Not under replace_one (its pair compares one side against N(0, s²)).
   CHECK(accountant("rdp", Neighbouring::replace_one)->unsupported_reason(*mix));
   CHECK(accountant("composition", Neighbouring::replace_one)->unsupported_reason(*mix));

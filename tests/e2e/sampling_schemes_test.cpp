@@ -18,10 +18,9 @@ using namespace dpb::test;
 namespace {
 
 /// t = 100 steps per epoch, 4 epochs.
-const std::vector<std::string> kShuffled = {"--sampling",     "shuffle", "--sigma",
-                                            "1.2",            "--dataset-size", "6000",
-                                            "--batch-size",   "60",      "--epochs",
-                                            "4"};
+const std::vector<std::string> kShuffled = {"--sampling",     "shuffle", "--sigma",      "1.2",
+                                            "--dataset-size", "6000",    "--batch-size", "60",
+                                            "--epochs",       "4"};
 
 /// `verb`, then `base`, then `more`.
 std::vector<std::string> cmd(const std::string& verb, const std::vector<std::string>& base,
@@ -36,7 +35,8 @@ double number(const nlohmann::json& j) { return j.get<double>(); }
 
 }  // namespace
 
-TEST_CASE("shuffle: states scheme, relation, t and E; the Poisson estimate equals --sampling poisson") {
+TEST_CASE(
+    "shuffle: states scheme, relation, t and E; the Poisson estimate equals --sampling poisson") {
   for (const char* acc : {"rdp", "gdp", "composition"}) {
     INFO("accountant ", std::string(acc));
     const auto doc = json_of(run_dpbudget(
@@ -71,8 +71,8 @@ TEST_CASE("shuffle: every solver solves on the upper bound") {
   // sigma: the σ found gives ε ≤ target for the shuffled run, i.e. for 4
   // Gaussian releases under replace_special.
   const auto sigma = json_of(run_dpbudget(cmd(
-      "sigma", {"--sampling", "shuffle", "--dataset-size", "6000", "--batch-size", "60",
-                "--epochs", "4"},
+      "sigma",
+      {"--sampling", "shuffle", "--dataset-size", "6000", "--batch-size", "60", "--epochs", "4"},
       {"--epsilon", "2", "--delta", "1e-5", "--accountant", "gdp", "--format", "json"})));
   const auto& row = sigma["results"][0];
   CHECK(row["neighbouring"] == "replace_special");
@@ -80,31 +80,31 @@ TEST_CASE("shuffle: every solver solves on the upper bound") {
   const double found = number(row["noise_multiplier"]);
   // GDP of 4 Gaussians at σ: μ = 2/σ; ε(μ) at the found σ is the target
   // within the solver's tolerance, so at σ(1 − 1e-3) it is over.
-  const auto over = json_of(run_dpbudget(
-      {"epsilon", "--sampling", "shuffle", "--dataset-size", "6000", "--batch-size", "60",
-       "--epochs", "4", "--sigma", std::to_string(found * (1 - 1e-3)), "--delta", "1e-5",
-       "--accountant", "gdp", "--format", "json"}));
+  const auto over = json_of(
+      run_dpbudget({"epsilon", "--sampling", "shuffle", "--dataset-size", "6000", "--batch-size",
+                    "60", "--epochs", "4", "--sigma", std::to_string(found * (1 - 1e-3)), "--delta",
+                    "1e-5", "--accountant", "gdp", "--format", "json"}));
   CHECK(number(over["results"][0]["epsilon"]) > 2);
   // steps: whole epochs of the upper bound.
   const auto steps = json_of(run_dpbudget(cmd(
-      "steps", {"--sampling", "shuffle", "--dataset-size", "6000", "--batch-size", "60",
-                "--sigma", "1.2"},
+      "steps",
+      {"--sampling", "shuffle", "--dataset-size", "6000", "--batch-size", "60", "--sigma", "1.2"},
       {"--epsilon", "8", "--delta", "1e-5", "--accountant", "gdp", "--format", "json"})));
   const auto largest = steps["results"][0]["steps"].get<long long>();
-  const auto at = json_of(run_dpbudget(
-      cmd("epsilon", {"--sampling", "shuffle", "--dataset-size", "6000", "--batch-size", "60",
-                      "--sigma", "1.2"},
-          {"--steps", std::to_string(largest + 1), "--delta", "1e-5", "--accountant", "gdp",
-           "--format", "json"})));
+  const auto at = json_of(run_dpbudget(cmd(
+      "epsilon",
+      {"--sampling", "shuffle", "--dataset-size", "6000", "--batch-size", "60", "--sigma", "1.2"},
+      {"--steps", std::to_string(largest + 1), "--delta", "1e-5", "--accountant", "gdp", "--format",
+       "json"})));
   CHECK(number(at["results"][0]["epsilon"]) > 8);
   CHECK(largest % 100 == 0);  // a new epoch starts at the next step
 }
 
 TEST_CASE("balls-in-bins and users: what the output says") {
-  const auto doc = json_of(run_dpbudget(
-      {"epsilon", "--sampling", "balls-in-bins", "--participations", "2", "--sigma", "2",
-       "--dataset-size", "1000", "--batch-size", "100", "--steps", "25", "--delta", "1e-5",
-       "--format", "json"}));
+  const auto doc =
+      json_of(run_dpbudget({"epsilon", "--sampling", "balls-in-bins", "--participations", "2",
+                            "--sigma", "2", "--dataset-size", "1000", "--batch-size", "100",
+                            "--steps", "25", "--delta", "1e-5", "--format", "json"}));
   CHECK(doc["inputs"]["sampling"] == "balls_in_bins");
   CHECK(doc["inputs"]["steps_per_epoch"] == 10);
   CHECK(doc["inputs"]["accounted_epochs"] == 3);
@@ -112,9 +112,9 @@ TEST_CASE("balls-in-bins and users: what the output says") {
   CHECK(doc["results"][0]["neighbouring"] == "add_remove");
   CHECK(doc["results"].back()["bound"] == "estimate");
 
-  const auto user = json_of(run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1", "--steps",
-                                          "100", "--records-per-user", "3", "--delta", "1e-5",
-                                          "--format", "json"}));
+  const auto user =
+      json_of(run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100",
+                            "--records-per-user", "3", "--delta", "1e-5", "--format", "json"}));
   CHECK(user["inputs"]["records_per_user"] == 3);
   CHECK(user["inputs"]["unit"] == "user-level, 3 records per user");
   const auto text = run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100",
@@ -123,19 +123,17 @@ TEST_CASE("balls-in-bins and users: what the output says") {
 }
 
 TEST_CASE("--epochs with the default Poisson sampling: one note on stderr naming --sampling") {
-  const auto r = run_dpbudget(
-      {"epsilon", "--sigma", "1", "--dataset-size", "6000", "--batch-size", "60", "--epochs", "2",
-       "--delta", "1e-5"});
+  const auto r = run_dpbudget({"epsilon", "--sigma", "1", "--dataset-size", "6000", "--batch-size",
+                               "60", "--epochs", "2", "--delta", "1e-5"});
   CHECK(r.status == 0);
   CHECK(r.err.find("Poisson") != std::string::npos);
   CHECK(r.err.find("--sampling") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   // Not when the scheme was said, nor without --epochs.
-  CHECK(run_dpbudget({"epsilon", "--sampling", "poisson", "--sigma", "1", "--dataset-size",
-                      "6000", "--batch-size", "60", "--epochs", "2", "--delta", "1e-5"})
+  CHECK(run_dpbudget({"epsilon", "--sampling", "poisson", "--sigma", "1", "--dataset-size", "6000",
+                      "--batch-size", "60", "--epochs", "2", "--delta", "1e-5"})
             .err.empty());
-  CHECK(run_dpbudget({"epsilon", "--sigma", "1", "-q", "0.01", "--steps", "200", "--delta",
-                      "1e-5"})
+  CHECK(run_dpbudget({"epsilon", "--sigma", "1", "-q", "0.01", "--steps", "200", "--delta", "1e-5"})
             .err.empty());
 }
 
@@ -151,11 +149,11 @@ TEST_CASE("sampling schemes: bad combinations get one line and exit 2") {
                                   "--dataset-size", "100", "--batch-size", "10"},
                                  tail)),
                 {"--participations", "10"});
-  check_refused(run_dpbudget(cmd("epsilon",
-                                 {"--sampling", "shuffle", "--dataset-size", "100",
-                                  "--batch-size", "200"},
-                                 tail)),
-                {"--batch-size", "--dataset-size"});
+  check_refused(
+      run_dpbudget(cmd("epsilon",
+                       {"--sampling", "shuffle", "--dataset-size", "100", "--batch-size", "200"},
+                       tail)),
+      {"--batch-size", "--dataset-size"});
   check_refused(run_dpbudget(cmd("epsilon", {"--records-per-user", "0", "-q", "0.1"}, tail)),
                 {"--records-per-user"});
   check_refused(run_dpbudget(cmd("epsilon", {"--participations", "2", "-q", "0.1"}, tail)),
