@@ -3,6 +3,7 @@
 #include <exception>
 #include <optional>
 
+#include "accounting/errors.hpp"
 #include "accounting/pld_accountant.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
@@ -11,13 +12,15 @@
 namespace dpb::cli {
 namespace {
 
-/// The row of a lower bound on a shuffled run's ε (or δ): the lower end of
-/// the PLD interval of shuffle_lower_bound_event(run), a pair of datasets
-/// that the shuffled run distinguishes at least this well.
-std::optional<Guarantee> shuffle_lower_row(const DpSgdRun& run, const AccountantOptions& given,
-                                           double target, bool solve_delta, std::ostream& err) {
+/// The rows of a lower bound on a shuffled run's ε (or δ), one per target:
+/// the lower end of the PLD interval of shuffle_lower_bound_event(run), a
+/// pair of datasets that the shuffled run distinguishes at least this well.
+/// None when no such pair is computed here (or its PLD cannot be formed).
+std::vector<Guarantee> shuffle_lower_rows(const DpSgdRun& run, const AccountantOptions& given,
+                                          const std::vector<double>& targets, bool solve_delta,
+                                          std::ostream& err) {
   const EventPtr pair = shuffle_lower_bound_event(run);
-  if (!pair) return std::nullopt;
+  if (!pair) return {};
   AccountantOptions options = given;
   options.neighbouring = std::nullopt;  // the pair's own relation: a record or none
   PldAccountant pld(options);
@@ -25,19 +28,23 @@ std::optional<Guarantee> shuffle_lower_row(const DpSgdRun& run, const Accountant
     pld.compose(*pair);
   } catch (const std::exception& e) {
     err << "dpbudget: warning: no lower bound for the shuffled run: " << e.what() << '\n';
-    return std::nullopt;
+    return {};
   }
-  const Guarantee g = solve_delta ? pld.delta(target) : pld.epsilon(target);
-  Guarantee lower;
-  lower.accountant = "pld";
-  lower.bound = BoundKind::lower;
-  lower.neighbouring = run_relation(run);
-  lower.epsilon = solve_delta ? target : g.epsilon_lower.value_or(0);
-  lower.delta = solve_delta ? g.delta_lower.value_or(0) : target;
-  lower.notes.push_back(
-      "lower: every other record's gradient 0, the record in a uniformly random batch of each "
-      "epoch (the balls-in-bins pair of the whole epochs): this run loses at least this much");
-  return lower;
+  std::vector<Guarantee> rows;
+  for (double target : targets) {
+    const Guarantee g = solve_delta ? pld.delta(target) : pld.epsilon(target);
+    Guarantee lower;
+    lower.accountant = "pld";
+    lower.bound = BoundKind::lower;
+    lower.neighbouring = run_relation(run);
+    lower.epsilon = solve_delta ? target : g.epsilon_lower.value_or(0);
+    lower.delta = solve_delta ? g.delta_lower.value_or(0) : target;
+    lower.notes.push_back(
+        "lower: every other record's gradient 0, the record in a uniformly random batch of each "
+        "epoch (the balls-in-bins pair of the whole epochs): this run loses at least this much");
+    rows.push_back(std::move(lower));
+  }
+  return rows;
 }
 
 /// Beside a shuffled or balls-in-bins run: the figure each chosen accountant
@@ -57,12 +64,17 @@ void add_loader_rows(report::Report& rep, const DpSgdRun& run, AccountantChoice 
     rep.results.push_back(std::move(r));
   };
   if (run.sampling == Sampling::shuffle)
-    for (double target : targets)
-      if (auto g = shuffle_lower_row(run, choice.options, target, solve_delta, err))
-        add_row(std::move(*g), "shuffle");
+    for (Guarantee& g : shuffle_lower_rows(run, choice.options, targets, solve_delta, err))
+      add_row(std::move(g), "shuffle");
   choice.options.neighbouring = std::nullopt;
-  for (const auto& a : account(*poisson_estimate_event(run), choice, targets, solve_delta)) {
-    if (a.unsupported) continue;  // already said for the run itself, or not comparable
+  std::vector<AccountantGuarantees> estimates;
+  try {
+    estimates = account(*poisson_estimate_event(run), choice, targets, solve_delta);
+  } catch (const UnsupportedEvent& e) {  // one accountant, which has no Poisson analysis here
+    err << "dpbudget: warning: no Poisson estimate: " << e.what() << '\n';
+  }
+  for (const auto& a : estimates) {
+    if (a.unsupported) continue;  // not comparable: the run's own rows say why
     for (Guarantee g : a.guarantees) {
       g.bound = BoundKind::estimate;
       add_row(std::move(g), "poisson");
