@@ -5,6 +5,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "accounting/mixture_dominance.hpp"
+
 namespace dpb {
 namespace {
 
@@ -56,28 +58,10 @@ namespace {
 /// records, each clipped to norm 1: the user's contribution to a step is the
 /// number of their records in the batch, Binomial(k, q), so the step is
 /// N(0, σ²) against Σ_j C(k,j) q^j (1−q)^{k−j} N(j, σ²) (SPEC §10; Ganesh
-/// 2024, arXiv 2401.10294). Weights from log-gamma, so large k stays finite.
+/// 2024, arXiv 2401.10294).
 EventPtr user_level_poisson_step(double q, double sigma, std::int64_t k) {
-  MixtureOfGaussiansEvent m{sigma, {}, {}};
-  const double kd = static_cast<double>(k);
-  for (std::int64_t j = 0; j <= k; ++j) {
-    const double jd = static_cast<double>(j);
-    double w = 0;
-    if (q == 0)
-      w = j == 0 ? 1 : 0;
-    else if (q == 1)
-      w = j == k ? 1 : 0;
-    else
-      w = std::exp(std::lgamma(kd + 1) - std::lgamma(jd + 1) - std::lgamma(kd - jd + 1) +
-                   jd * std::log(q) + (kd - jd) * std::log1p(-q));
-    m.sensitivities.push_back(jd);
-    m.sampling_probs.push_back(w);
-  }
-  // The weights are a distribution; floating point makes their sum 1 only to
-  // a few ulps per term. Normalising keeps make_event's 1e-9 check exact.
-  double sum = 0;
-  for (double w : m.sampling_probs) sum += w;
-  for (double& w : m.sampling_probs) w /= sum;
+  MixtureOfGaussiansEvent m{sigma, {}, binomial_weights(k, q)};
+  for (std::int64_t j = 0; j <= k; ++j) m.sensitivities.push_back(static_cast<double>(j));
   return make_event(std::move(m));
 }
 

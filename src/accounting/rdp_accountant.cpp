@@ -43,6 +43,9 @@ struct RdpTerm {
     randomized_response,  ///< exact k-ary RR, replace-one or replace-special
     tree,                 ///< Gaussian of sensitivity √depth (Kairouz et al. 2021, App. D)
     repeat_and_select,    ///< Papernot & Steinke 2022 of `inner`
+    /// a user of `buckets` records Poisson-sampled at `ratio`, noise σ: the
+    /// smaller of two dominating curves (mixture_dominance.hpp)
+    user_poisson_gaussian,
   };
   Kind kind;
   double parameter = 0;      ///< σ, b, ε, ρ, p or the mean of repeat_and_select
@@ -199,6 +202,13 @@ struct RdpPlanner {
     const MixtureDominance d = dominating_sampled_gaussian(e);
     if (d.probability == 0) return make_term(RdpTerm::Kind::zero);
     if (d.probability == 1) return make_term(RdpTerm::Kind::gaussian, d.noise_multiplier);
+    if (const auto user = as_binomial_mixture(e)) {
+      RdpTerm t =
+          make_term(RdpTerm::Kind::user_poisson_gaussian, e.standard_deviation, user->probability);
+      t.buckets = user->records;
+      t.xi = user->eta;
+      return t;
+    }
     return make_term(RdpTerm::Kind::poisson_gaussian, d.noise_multiplier, d.probability);
   }
   P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
@@ -379,6 +389,34 @@ std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orde
       out =
           rdp_repeat_and_select(orders, plan_curve(*t.inner, orders, relation), t.parameter, t.xi);
       break;
+    case RdpTerm::Kind::user_poisson_gaussian: {
+      if (ro) throw UnsupportedEvent(kMixedRelations);
+      // Two bounds on a user of k records, each in the batch w.p. q, noise σ:
+      // (a) the Poisson-sampled Gaussian of rate 1 − (1 − q)^k and noise σ/k
+      //     that dominates the mixture (mixture_dominance.hpp);
+      // (b) split the noise N(0, σ²) into k independent N(0, σ²/k): the step
+      //     is the sum (a post-processing) of k independent releases
+      //     b_j·g_j + N(0, σ²/k), b_j ~ Bernoulli(q), each a Poisson-sampled
+      //     Gaussian at σ/√k, so its RDP is at most k times theirs (Mironov
+      //     2017, Prop. 1 and post-processing).
+      // Both hold at every order for the exact Binomial(k, q) mixture P_b, so
+      // their minimum does. The event's weights are Binomial(k, q) within a
+      // relative η (as_binomial_mixture): pointwise (1−η)P_b ≤ P ≤ (1+η)P_b,
+      // which moves D_α(P‖Q) by at most α/(α−1)·log(1+η) and D_α(Q‖P) by at
+      // most −log(1−η); the larger is added.
+      const double k = static_cast<double>(t.buckets);
+      const double q_any = -std::expm1(k * std::log1p(-t.ratio));
+      const std::vector<double>& dominated = poisson_gaussian_curve(q_any, t.parameter / k, orders);
+      const std::vector<double>& split =
+          poisson_gaussian_curve(t.ratio, t.parameter / std::sqrt(k), orders);
+      for (std::size_t i = 0; i < orders.size(); ++i) {
+        const double a = orders[i];
+        const double slack =
+            std::max(a / (a - 1) * std::log1p(t.xi), -std::log1p(-t.xi)) * (1 + 1e-12);
+        out[i] = std::nextafter(std::min(dominated[i], k * split[i]) + slack, kInf);
+      }
+      break;
+    }
   }
   return out;
 }

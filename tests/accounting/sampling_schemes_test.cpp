@@ -184,6 +184,18 @@ TEST_CASE("user level: pld lower <= pld upper <= rdp on a grid") {
           const Guarantee rdp = epsilon_of("rdp", e, std::nullopt);
           CHECK(*pld.epsilon_lower <= pld.epsilon);
           CHECK(pld.epsilon <= rdp.epsilon);
+          // RDP takes, order by order, the smaller of two dominating runs:
+          // T steps of the sampled Gaussian at rate 1 − (1 − q)^k and σ/k, and
+          // kT steps at rate q and σ/√k (the noise split among the records).
+          const double kd = static_cast<double>(k);
+          const double dominated =
+              epsilon_of("rdp", make_dp_sgd(-std::expm1(kd * std::log1p(-q)), sigma / kd, steps),
+                         std::nullopt)
+                  .epsilon;
+          const double split =
+              epsilon_of("rdp", make_dp_sgd(q, sigma / std::sqrt(kd), k * steps), std::nullopt)
+                  .epsilon;
+          CHECK(rdp.epsilon <= std::min(dominated, split) * (1 + kClosedForm));
           // More records per user never lose less: the record-level run's
           // PLD lower end is below the user-level upper end.
           const Guarantee one = epsilon_of("pld", make_dp_sgd(q, sigma, steps), std::nullopt);
