@@ -39,9 +39,13 @@ struct PldTerm {
   std::vector<Allocation> allocations = {};
 };
 
-/// Target loss error of one random-allocation epoch (upper − lower losses):
-/// 1e-4 keeps E = 10 epochs within 1e-3 of ε, the default tolerance's order.
-constexpr double kAllocationLossResolution = 1e-4;
+/// The loss resolution asked of a random-allocation epoch (its upper and
+/// lower losses differ by about twice this, and the errors of E epochs add
+/// up) is the accountant's tolerance over the number of epochs, within these
+/// limits: finer than 1e-5 the grid limit decides anyway, coarser than 1e-2
+/// the interval says little (random_allocation.hpp).
+constexpr double kFinestAllocationResolution = 1e-5;
+constexpr double kCoarsestAllocationResolution = 1e-2;
 
 std::string name_of(std::string_view kind) { return std::string(kind); }
 
@@ -376,8 +380,14 @@ void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
       lower_components_.push_back({*term.mechanism, times});
     }
     for (const auto& a : term.allocations) {
+      const std::int64_t epochs = checked_count_product(times, a.count);
+      const double resolution =
+          options_.tolerance > 0
+              ? std::clamp(options_.tolerance / static_cast<double>(epochs),
+                           kFinestAllocationResolution, kCoarsestAllocationResolution)
+              : kCoarsestAllocationResolution;
       const RandomAllocationPlds plds =
-          random_allocation_plds(a.steps, a.noise_multiplier, kAllocationLossResolution);
+          random_allocation_plds(a.steps, a.noise_multiplier, resolution);
       components_.push_back({plds.upper, checked_count_product(times, a.count)});
       lower_components_.push_back({plds.lower, checked_count_product(times, a.count)});
       split_ = true;

@@ -1,5 +1,6 @@
 #include "cli/event_verb.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 
@@ -12,6 +13,9 @@
 namespace dpb::cli {
 namespace {
 
+/// PLD tolerance of a shuffled run's lower-bound row: 1% of ε.
+constexpr double kLowerBoundTolerance = 1e-2;
+
 /// The rows of a lower bound on a shuffled run's ε (or δ), one per target:
 /// the lower end of the PLD interval of shuffle_lower_bound_event(run), a
 /// pair of datasets that the shuffled run distinguishes at least this well.
@@ -23,6 +27,9 @@ std::vector<Guarantee> shuffle_lower_rows(const DpSgdRun& run, const AccountantO
   if (!pair) return {};
   AccountantOptions options = given;
   options.neighbouring = std::nullopt;  // the pair's own relation: a record or none
+  // A lower bound need not be tight to the last digit: a coarser grid keeps
+  // this extra row fast (its interval is still sound).
+  options.pld_tolerance = std::max(options.pld_tolerance, kLowerBoundTolerance);
   PldAccountant pld(options);
   try {
     pld.compose(*pair);
