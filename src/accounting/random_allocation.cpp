@@ -7,11 +7,12 @@
 //     β (computed exactly from the bucket masses and the log-normal's partial
 //     first moment), so by Hoeffding's inequality (Hoeffding 1963, Thm 2)
 //     |S̃ − S| ≤ dev = |Σβ| + h·√(t·log(1/η)/2) except with probability
-//     2η. On that event S lies in [S̃ − dev, S̃ + dev]: the upper lists take
-//     the end that gives the larger loss (remove: S̃ + dev; add: S̃ − dev),
-//     the lower lists the other. The bad event's mass η is, like (c) and
-//     (d), taken from the wrong end of each list (see below). One law per X
-//     serves both lists, and the error is ~h/√t in the loss instead of h.
+//     2η; and surely |S̃ − S| ≤ t·h/2 (the smaller for small t; the
+//     η below is then spent for nothing, harmlessly). On that event S lies in [S̃ − dev, S̃ + dev]:
+//     the upper lists take the end that gives the larger loss (remove: S̃ + dev; add: S̃ − dev), the
+//     lower lists the other. The bad event's mass η is, like (c) and (d), taken from the wrong end
+//     of each list (see below). One law per X serves both lists, and the error is ~h/√t in the loss
+//     instead of h.
 // (b) Truncation. Each X is cut at C with P(X⁺ > C) ≤ kTailMass/t (X⁺ has
 //     the heavier tail), so the event "some X > C" has P-mass ≤ kTailMass
 //     (union bound). The laws are restricted to X ≤ C (defective); their
@@ -71,10 +72,10 @@ constexpr double kTailMass = 1e-12;
 /// Largest transform (2^22 points: 32 MiB per real array, ~50 ms a transform
 /// here); past it the grid step grows instead.
 constexpr std::size_t kMaxPoints = std::size_t{1} << 22;
-/// Coarsest grid step h given: the loss error is about h per epoch, so a
+/// Largest loss error per epoch given, min(h·√(log(1/η)/(2t)), h/2) (a): a
 /// coarser grid would print a bound far from the truth. Past it (σ small: the
 /// likelihood ratio's tail needs a window of e^{O(1/σ²)}) the call refuses.
-constexpr double kMaxStep = 0.02;
+constexpr double kMaxLossError = 0.02;
 /// Atoms are merged on a loss grid of loss_resolution / kLossGridPerStep: fine enough to add
 /// a quarter of the grid's own error, coarse enough to keep ~1e5 atoms.
 constexpr double kLossGridPerStep = 4;
@@ -378,7 +379,7 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
         std::max(loss_resolution * std::sqrt(t) / std::sqrt(std::log(1 / kTailMass) / 2),
                  window / static_cast<double>(kMaxPoints - 1));
     const double g = loss_resolution / kLossGridPerStep;
-    if (h > kMaxStep)
+    if (std::min(h * std::sqrt(std::log(1 / kTailMass) / (2 * t)), h / 2) > kMaxLossError)
       throw InvalidParameter(
           "noise_multiplier",
           "balls-in-bins with noise multiplier " + std::to_string(sigma) +
@@ -399,10 +400,13 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
     // (a): |S̃ − S| ≤ dev except with probability 2η, η = kTailMass; the
     // means are computed to a few ulps of E[X] ≈ 1 per summand, covered by
     // kMeanShiftGuard.
+    // Surely |S̃ − S| ≤ t·h/2 (each |D_i| ≤ h/2), the smaller for small t.
     const double spread = h * std::sqrt(t * std::log(1 / kTailMass) / 2);
-    const double dev_remove =
-        std::abs((t - 1) * a.mean_shift + b.mean_shift) + t * kMeanShiftGuard + spread;
-    const double dev_add = std::abs(t * a.mean_shift) + t * kMeanShiftGuard + spread;
+    const double surely = t * h / 2;
+    const double dev_remove = std::min(
+        surely, std::abs((t - 1) * a.mean_shift + b.mean_shift) + t * kMeanShiftGuard + spread);
+    const double dev_add =
+        std::min(surely, std::abs(t * a.mean_shift) + t * kMeanShiftGuard + spread);
 
     const double gamma = kFftStageUlps * std::ceil(std::log2(static_cast<double>(points))) * kU;
     const Spectrum sa = spectrum_of(a.mass, points, gamma), sb = spectrum_of(b.mass, points, gamma);
