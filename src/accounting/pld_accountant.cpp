@@ -375,24 +375,36 @@ void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
   for (const auto& [term, n] : plan.terms) {
     if (n <= 0) continue;
     const std::int64_t times = checked_count_product(count, n);
-    if (term.mechanism) {
-      components_.push_back({*term.mechanism, times});
-      lower_components_.push_back({*term.mechanism, times});
-    }
+    if (term.mechanism) components_.push_back({*term.mechanism, times});
     for (const auto& a : term.allocations) {
-      const std::int64_t epochs = checked_count_product(times, a.count);
-      const double resolution =
-          options_.tolerance > 0
-              ? std::clamp(options_.tolerance / static_cast<double>(epochs),
-                           kFinestAllocationResolution, kCoarsestAllocationResolution)
-              : kCoarsestAllocationResolution;
-      const RandomAllocationPlds plds =
-          random_allocation_plds(a.steps, a.noise_multiplier, resolution);
-      components_.push_back({plds.upper, checked_count_product(times, a.count)});
-      lower_components_.push_back({plds.lower, checked_count_product(times, a.count)});
-      split_ = true;
+      std::int64_t& total = allocations_[{a.steps, a.noise_multiplier}];
+      if (__builtin_add_overflow(total, checked_count_product(times, a.count), &total))
+        throw InvalidParameter("count", "composed count overflows");
     }
   }
+}
+
+std::pair<std::vector<pld::Component>, std::vector<pld::Component>> PldAccountant::bounds_lists()
+    const {
+  std::vector<pld::Component> upper = components_, lower = components_;
+  for (const auto& [key, epochs] : allocations_) {
+    // Discretised now that the total count of each (t, σ) is known, so that a
+    // count written as self_composed or as a list of copies is the same.
+    const double resolution =
+        options_.tolerance > 0
+            ? std::clamp(options_.tolerance / static_cast<double>(epochs),
+                         kFinestAllocationResolution, kCoarsestAllocationResolution)
+            : kCoarsestAllocationResolution;
+    const auto cache_key = std::tuple{key.first, key.second, resolution};
+    auto it = allocation_plds_.find(cache_key);
+    if (it == allocation_plds_.end())
+      it = allocation_plds_
+               .emplace(cache_key, random_allocation_plds(key.first, key.second, resolution))
+               .first;
+    upper.push_back({it->second.upper, epochs});
+    lower.push_back({it->second.lower, epochs});
+  }
+  return {std::move(upper), std::move(lower)};
 }
 
 Guarantee PldAccountant::make_guarantee(const pld::Interval& interval) const {
@@ -408,22 +420,38 @@ Guarantee PldAccountant::make_guarantee(const pld::Interval& interval) const {
 }
 
 Guarantee PldAccountant::epsilon(double delta) const {
-  const pld::Interval r = pld::epsilon_interval(components_, delta, options_);
+  if (allocations_.empty()) {
+    const pld::Interval r = pld::epsilon_interval(components_, delta, options_);
+    Guarantee g = make_guarantee(r);
+    g.epsilon = r.upper;
+    g.epsilon_lower = r.lower;
+    g.delta = delta;
+    return g;
+  }
+  const auto [upper, lower] = bounds_lists();
+  const pld::Interval r = pld::epsilon_interval(upper, delta, options_);
   Guarantee g = make_guarantee(r);
   g.epsilon = r.upper;
-  g.epsilon_lower =
-      split_ ? pld::epsilon_interval(lower_components_, delta, options_).lower : r.lower;
+  g.epsilon_lower = pld::epsilon_interval(lower, delta, options_).lower;
   g.delta = delta;
   return g;
 }
 
 Guarantee PldAccountant::delta(double epsilon) const {
-  const pld::Interval r = pld::delta_interval(components_, epsilon, options_);
+  if (allocations_.empty()) {
+    const pld::Interval r = pld::delta_interval(components_, epsilon, options_);
+    Guarantee g = make_guarantee(r);
+    g.epsilon = epsilon;
+    g.delta = r.upper;
+    g.delta_lower = r.lower;
+    return g;
+  }
+  const auto [upper, lower] = bounds_lists();
+  const pld::Interval r = pld::delta_interval(upper, epsilon, options_);
   Guarantee g = make_guarantee(r);
   g.epsilon = epsilon;
   g.delta = r.upper;
-  g.delta_lower =
-      split_ ? pld::delta_interval(lower_components_, epsilon, options_).lower : r.lower;
+  g.delta_lower = pld::delta_interval(lower, epsilon, options_).lower;
   return g;
 }
 

@@ -1,9 +1,14 @@
 #pragma once
+#include <cstdint>
+#include <map>
 #include <optional>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "accounting/accountant.hpp"
 #include "accounting/pld.hpp"
+#include "accounting/random_allocation.hpp"
 
 namespace dpb {
 
@@ -26,12 +31,16 @@ class PldAccountant final : public Accountant {
   Guarantee make_guarantee(const pld::Interval& interval) const;
 
   pld::Options options_;
-  std::optional<Neighbouring> relation_;    ///< nullopt: inferred (add/remove here)
-  std::vector<pld::Component> components_;  ///< what the upper bounds are computed from
-  /// What the lower bounds are computed from: the same, but for random
-  /// allocation, whose optimistic discretisation differs (`split_`).
-  std::vector<pld::Component> lower_components_;
-  bool split_ = false;
+  std::optional<Neighbouring> relation_;  ///< nullopt: inferred (add/remove here)
+  /// The composed releases and how often each runs.
+  std::vector<pld::Component> components_;
+  /// Epochs of random allocation by (steps, σ): discretised at query time
+  /// into a pessimistic list for the upper bounds and an optimistic one for
+  /// the lower bounds (random_allocation.hpp), remembered by resolution.
+  std::map<std::pair<std::int64_t, double>, std::int64_t> allocations_;
+  mutable std::map<std::tuple<std::int64_t, double, double>, RandomAllocationPlds> allocation_plds_;
+  /// The component lists of the upper and of the lower bounds.
+  std::pair<std::vector<pld::Component>, std::vector<pld::Component>> bounds_lists() const;
 };
 
 }  // namespace dpb

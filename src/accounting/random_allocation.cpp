@@ -49,9 +49,11 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <future>
 #include <limits>
 #include <numbers>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -390,8 +392,11 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
     const std::size_t points = fft::good_size(static_cast<std::size_t>(std::ceil(window / h)) + 1);
     if (points <= n + 1) continue;
     const double c = (static_cast<double>(n) + 0.5) * h;
+    // The two laws, spectra and directions are independent: each pair is
+    // computed on two threads (this machine has two cores).
+    auto b_law = std::async(std::launch::async, nearest_grid_law, m_plus, s, h, n);
     const GridLaw a = nearest_grid_law(m_minus, s, h, n);
-    const GridLaw b = nearest_grid_law(m_plus, s, h, n);
+    const GridLaw b = b_law.get();
     const double alias_remove = wrapped_mass(a.mass, steps - 1, &b.mass, points);
     const double alias_add = wrapped_mass(a.mass, steps, nullptr, points);
     if (alias_remove > kTailMass || alias_add > kTailMass) continue;
@@ -409,12 +414,17 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
         std::min(surely, std::abs(t * a.mean_shift) + t * kMeanShiftGuard + spread);
 
     const double gamma = kFftStageUlps * std::ceil(std::log2(static_cast<double>(points))) * kU;
-    const Spectrum sa = spectrum_of(a.mass, points, gamma), sb = spectrum_of(b.mass, points, gamma);
+    auto sb_future =
+        std::async(std::launch::async, [&] { return spectrum_of(b.mass, points, gamma); });
+    const Spectrum sa = spectrum_of(a.mass, points, gamma);
+    const Spectrum sb = sb_future.get();
     // t − 1 draws of X⁻ are common to both directions: the remove direction
     // adds one X⁺, the add direction one more X⁻.
     const auto pow_a = power_of(sa, steps - 1);
+    auto add_future = std::async(std::launch::async,
+                                 [&] { return convolve(sa, steps - 1, pow_a, sa, points, gamma); });
     const auto [y_remove, r_remove] = convolve(sa, steps - 1, pow_a, sb, points, gamma);
-    const auto [y_add, r_add] = convolve(sa, steps - 1, pow_a, sa, points, gamma);
+    const auto [y_add, r_add] = add_future.get();
 
     RandomAllocationPlds out;
     out.upper.kind = out.lower.kind = pld::Mechanism::Kind::atoms;
@@ -438,11 +448,14 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
       prune(atoms);
       return atoms;
     };
+    auto add_lists = std::async(std::launch::async, [&] {
+      return std::pair{upper(y_add, -dev_add, false, kTailMass + r_add, cut_add),
+                       lower(y_add, dev_add, false, kTailMass + alias_add + r_add)};
+    });
     out.upper.atoms =
         upper(y_remove, dev_remove, true, kTailMass + alias_remove + r_remove, cut_remove);
-    out.upper.add_atoms = upper(y_add, -dev_add, false, kTailMass + r_add, cut_add);
     out.lower.atoms = lower(y_remove, -dev_remove, true, kTailMass + r_remove);
-    out.lower.add_atoms = lower(y_add, dev_add, false, kTailMass + alias_add + r_add);
+    std::tie(out.upper.add_atoms, out.lower.add_atoms) = add_lists.get();
     return out;
   }
   throw InvalidParameter("num_steps", "balls-in-bins over " + std::to_string(steps) +
