@@ -226,6 +226,13 @@ std::optional<std::string> over_budget(const report::Record& row, double budget,
     return cell && std::holds_alternative<double>(cell->value) ? std::get<double>(cell->value)
                                                                : 0.0;
   };
+  // A lower bound or another scheme's estimate says nothing about the budget.
+  if (const auto* bound = row.find("bound");
+      bound && std::holds_alternative<std::string>(bound->value)) {
+    const auto& kind = std::get<std::string>(bound->value);
+    if (kind == to_string(BoundKind::lower) || kind == to_string(BoundKind::estimate))
+      return std::nullopt;
+  }
   const double epsilon = number("epsilon");
   if (epsilon <= budget) return std::nullopt;
   const auto* accountant = row.find("accountant");

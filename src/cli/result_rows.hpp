@@ -61,7 +61,8 @@ report::Report event_table(const std::string& command, report::Record inputs, co
                            const AccountantChoice& choice, const std::vector<double>& targets,
                            bool solve_delta, std::ostream& err);
 
-/// The budget gate on one result row (with accountant, delta, epsilon):
+/// The budget gate on one result row (with accountant, delta, epsilon; rows
+/// whose bound is `lower` or `estimate` never trip it):
 /// "(<accountant>, delta <δ>): epsilon <ε> > <budget_name> <budget>" when its
 /// ε is over `budget` (or not a number), else nothing.
 std::optional<std::string> over_budget(const report::Record& row, double budget,

@@ -100,6 +100,25 @@ TEST_CASE("shuffle: every solver solves on the upper bound") {
   CHECK(largest % 100 == 0);  // a new epoch starts at the next step
 }
 
+TEST_CASE("shuffle: the budget gate reads the upper bounds, not the estimate or lower rows") {
+  // composition's Poisson estimate (hundreds) is far above its shuffled upper
+  // bound here; the gate at 60 passes on the upper bounds alone.
+  const auto r = run_dpbudget(cmd("epsilon", kShuffled,
+                                  {"--delta", "1e-5", "--accountant", "composition",
+                                   "--max-epsilon", "60", "--format", "json"}));
+  const auto doc = json_of(r);
+  CHECK(number(doc["results"].back()["epsilon"]) > 60);
+  CHECK(doc["results"].back()["bound"] == "estimate");
+  CHECK(r.err.find("budget exceeded") == std::string::npos);
+  // At 1 the upper bound itself is over: exit 1, naming it.
+  const auto over =
+      run_dpbudget(cmd("epsilon", kShuffled,
+                       {"--delta", "1e-5", "--accountant", "composition", "--max-epsilon", "1"}));
+  CHECK(over.status == 1);
+  CHECK(over.err.find("budget exceeded: row 1 ") != std::string::npos);
+  CHECK(over.err.find("row 2") == std::string::npos);
+}
+
 TEST_CASE("balls-in-bins and users: what the output says") {
   const auto doc =
       json_of(run_dpbudget({"epsilon", "--sampling", "balls-in-bins", "--participations", "2",
