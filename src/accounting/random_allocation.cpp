@@ -423,8 +423,13 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
     const auto pow_a = power_of(sa, steps - 1);
     auto add_future = std::async(std::launch::async,
                                  [&] { return convolve(sa, steps - 1, pow_a, sa, points, gamma); });
-    const auto [y_remove, r_remove] = convolve(sa, steps - 1, pow_a, sb, points, gamma);
-    const auto [y_add, r_add] = add_future.get();
+    // Plain variables, not structured bindings: the lambdas below capture
+    // them (clang 14 cannot capture a structured binding).
+    const auto removed = convolve(sa, steps - 1, pow_a, sb, points, gamma);
+    const auto added = add_future.get();
+    const std::vector<double>& y_remove = removed.first;
+    const std::vector<double>& y_add = added.first;
+    const double r_remove = removed.second, r_add = added.second;
 
     RandomAllocationPlds out;
     out.upper.kind = out.lower.kind = pld::Mechanism::Kind::atoms;
