@@ -43,7 +43,7 @@ _dpbudget() {
         --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --max-epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
@@ -70,7 +70,7 @@ _dpbudget() {
         --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
@@ -98,7 +98,7 @@ _dpbudget() {
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
@@ -126,7 +126,7 @@ _dpbudget() {
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
@@ -154,7 +154,7 @@ _dpbudget() {
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
@@ -185,7 +185,7 @@ _dpbudget() {
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json jsonl csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json jsonl csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --epsilon --solve --max-epsilon --input --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
@@ -198,7 +198,7 @@ _dpbudget() {
         --target-delta) COMPREPLY=(); return ;;
         --target-epsilon) COMPREPLY=(); return ;;
         --method) COMPREPLY=($(compgen -W 'basic advanced optimal all' -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --epsilon --delta -k --count --target-delta --target-epsilon --method --format --precision'
@@ -211,7 +211,7 @@ _dpbudget() {
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement' -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --epsilon --delta -q --sampling-rate --dataset-size --batch-size --sampling --format --precision'
@@ -224,7 +224,7 @@ _dpbudget() {
         --noise-sd) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --method) COMPREPLY=($(compgen -W 'analytic classic all' -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --epsilon --delta --sigma --noise-multiplier --noise-sd --sensitivity --method --format --precision'
@@ -235,7 +235,7 @@ _dpbudget() {
         --scale) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --epsilon --scale --delta --sensitivity --format --precision'
@@ -257,7 +257,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --format --precision'
@@ -269,7 +269,7 @@ _dpbudget() {
         --delta) COMPREPLY=(); return ;;
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --mu --epsilon --delta --points -o --output --format --precision'
@@ -301,7 +301,7 @@ _dpbudget() {
       ;;
     events)
       case $prev in
-        --format) COMPREPLY=($(compgen -W 'text json csv' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --format --precision --wide'

@@ -15,10 +15,10 @@ void add_output_flags(CLI::App& app, OutputFlags& f, bool allow_jsonl) {
   f.allow_jsonl = allow_jsonl;
   if (allow_jsonl)
     add_choice_option(app, "--format", f.format, kFormatChoices,
-                      "output: text (default) | json | jsonl | csv");
+                      "output: text (default) | json | jsonl | csv | markdown (GitHub tables)");
   else
     add_choice_option(app, "--format", f.format, kFormatChoicesNoJsonl,
-                      "output: text (default) | json | csv");
+                      "output: text (default) | json | csv | markdown (GitHub tables)");
   app.add_option("--precision", f.precision,
                  "significant digits of numbers in text output, 1..17 (default 6); "
                  "JSON and CSV are always exact");

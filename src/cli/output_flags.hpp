@@ -12,16 +12,18 @@
 namespace dpb::cli {
 
 /// --format's values; JSON Lines only for verbs that stream rows (sweep).
-inline constexpr std::array<Choice<report::Format>, 4> kFormatChoices{{
+inline constexpr std::array<Choice<report::Format>, 5> kFormatChoices{{
     {"text", report::Format::text},
     {"json", report::Format::json},
     {"jsonl", report::Format::jsonl},
     {"csv", report::Format::csv},
+    {"markdown", report::Format::markdown},
 }};
-inline constexpr std::array<Choice<report::Format>, 3> kFormatChoicesNoJsonl{{
+inline constexpr std::array<Choice<report::Format>, 4> kFormatChoicesNoJsonl{{
     {"text", report::Format::text},
     {"json", report::Format::json},
     {"csv", report::Format::csv},
+    {"markdown", report::Format::markdown},
 }};
 
 /// --format and --precision.

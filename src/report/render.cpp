@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dpbudget/version.hpp"
@@ -138,11 +139,23 @@ std::vector<std::string> columns_of(const std::vector<Record>& results, Keep kee
   return columns;
 }
 
-void render_text(const Report& report, std::ostream& out, const TextStyle& style) {
-  const auto columns =
+/// A text table laid out: the block above it (inputs and the columns moved
+/// up), the columns left, the rows' cells with their footnote markers and
+/// alignment, the distinct footnotes in marker order. Text and Markdown
+/// print the same layout.
+struct TextLayout {
+  std::vector<std::pair<std::string, std::string>> block;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<bool>> right;
+  std::vector<std::string> marked;
+};
+
+TextLayout layout_text(const Report& report, const TextStyle& style) {
+  const auto all_columns =
       columns_of(report.results, [&](const Cell& cell) { return in_text(cell, style); });
   auto cell_at = [&](std::size_t row, std::size_t column) -> const Cell* {
-    const Cell* cell = report.results[row].find(columns[column]);
+    const Cell* cell = report.results[row].find(all_columns[column]);
     return cell && in_text(*cell, style) ? cell : nullptr;
   };
   std::vector<std::vector<std::string>> rows;
@@ -150,26 +163,26 @@ void render_text(const Report& report, std::ostream& out, const TextStyle& style
   for (std::size_t i = 0; i < report.results.size(); ++i) {
     auto& row = rows.emplace_back();
     auto& align = right.emplace_back();
-    for (std::size_t c = 0; c < columns.size(); ++c) {
+    for (std::size_t c = 0; c < all_columns.size(); ++c) {
       const Cell* cell = cell_at(i, c);
       row.push_back(cell ? to_text(*cell, style) : "");
       align.push_back(cell && is_numeric(*cell));
     }
   }
+  TextLayout t;
   // Cells with a footnote get a marker (`*`, `**`, ...), one per distinct note.
-  std::vector<std::string> marked;
   for (std::size_t i = 0; i < report.results.size(); ++i)
-    for (std::size_t c = 0; c < columns.size(); ++c) {
+    for (std::size_t c = 0; c < all_columns.size(); ++c) {
       const Cell* cell = cell_at(i, c);
       if (!cell || cell->footnote.empty()) continue;
-      auto it = std::find(marked.begin(), marked.end(), cell->footnote);
-      if (it == marked.end()) it = marked.insert(marked.end(), cell->footnote);
-      rows[i][c] += std::string(static_cast<std::size_t>(it - marked.begin()) + 1, '*');
+      auto it = std::find(t.marked.begin(), t.marked.end(), cell->footnote);
+      if (it == t.marked.end()) it = t.marked.insert(t.marked.end(), cell->footnote);
+      rows[i][c] += std::string(static_cast<std::size_t>(it - t.marked.begin()) + 1, '*');
     }
   // A hoisted column that holds one value in every row moves above the table.
-  std::vector<bool> moved(columns.size(), false);
+  std::vector<bool> moved(all_columns.size(), false);
   if (!style.wide && rows.size() > 1)
-    for (std::size_t c = 0; c < columns.size(); ++c) {
+    for (std::size_t c = 0; c < all_columns.size(); ++c) {
       bool same = true;
       for (std::size_t i = 0; same && i < rows.size(); ++i) {
         const Cell* cell = cell_at(i, c);
@@ -177,40 +190,102 @@ void render_text(const Report& report, std::ostream& out, const TextStyle& style
       }
       moved[c] = same;
     }
-
-  std::vector<std::pair<std::string, std::string>> block;
   for (const auto& [key, cell] : report.inputs.cells)
-    if (in_text(cell, style)) block.emplace_back(key, to_text(cell, style));
-  for (std::size_t c = 0; c < columns.size(); ++c)
-    if (moved[c]) block.emplace_back(columns[c], rows[0][c]);
-  std::size_t name_width = 0;
-  for (const auto& [key, value] : block) name_width = std::max(name_width, key.size());
-  for (const auto& [key, value] : block)
-    out << key << std::string(name_width - key.size() + 2, ' ') << value << '\n';
-  if (!block.empty()) out << '\n';
+    if (in_text(cell, style)) t.block.emplace_back(key, to_text(cell, style));
+  for (std::size_t c = 0; c < all_columns.size(); ++c)
+    if (moved[c]) t.block.emplace_back(all_columns[c], rows[0][c]);
+  t.rows.resize(rows.size());
+  t.right.resize(rows.size());
+  for (std::size_t c = 0; c < all_columns.size(); ++c) {
+    if (moved[c]) continue;
+    t.columns.push_back(all_columns[c]);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      t.rows[i].push_back(rows[i][c]);
+      t.right[i].push_back(right[i][c]);
+    }
+  }
+  return t;
+}
 
-  std::vector<std::size_t> width(columns.size());
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    width[c] = columns[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+void render_text(const Report& report, std::ostream& out, const TextStyle& style) {
+  const TextLayout t = layout_text(report, style);
+  std::size_t name_width = 0;
+  for (const auto& [key, value] : t.block) name_width = std::max(name_width, key.size());
+  for (const auto& [key, value] : t.block)
+    out << key << std::string(name_width - key.size() + 2, ' ') << value << '\n';
+  if (!t.block.empty()) out << '\n';
+
+  std::vector<std::size_t> width(t.columns.size());
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    width[c] = t.columns[c].size();
+    for (const auto& row : t.rows) width[c] = std::max(width[c], row[c].size());
   }
   auto line = [&](const std::vector<std::string>& cells, const std::vector<bool>& align) {
     std::string s;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (moved[c]) continue;
       const std::string pad(width[c] - cells[c].size(), ' ');
-      if (!s.empty()) s += "  ";
+      if (c) s += "  ";
       s += align[c] ? pad + cells[c] : cells[c] + pad;
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
   };
-  const std::string header = line(columns, std::vector<bool>(columns.size(), false));
+  const std::string header = line(t.columns, std::vector<bool>(t.columns.size(), false));
   out << (style.colour ? "\033[1m" + header + "\033[0m" : header) << '\n';
-  for (std::size_t i = 0; i < rows.size(); ++i) out << line(rows[i], right[i]) << '\n';
-  for (std::size_t m = 0; m < marked.size(); ++m)
-    out << std::string(m + 1, '*') << ' ' << marked[m] << '\n';
+  for (std::size_t i = 0; i < t.rows.size(); ++i) out << line(t.rows[i], t.right[i]) << '\n';
+  for (std::size_t m = 0; m < t.marked.size(); ++m)
+    out << std::string(m + 1, '*') << ' ' << t.marked[m] << '\n';
   for (const auto& note : report.footnotes) out << note << '\n';
+}
+
+/// Text in a Markdown table cell or paragraph: characters with a meaning in
+/// GitHub-flavoured Markdown are backslash-escaped (| ends a cell, * and _
+/// emphasise, ` opens code, [ ] links, < > HTML), line breaks become spaces.
+std::string markdown_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+      continue;
+    }
+    if (std::string_view("\\|*_`[]<>#").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Markdown (GitHub-flavoured): the block above the text table as a
+/// two-column table, then the results table (numbers right-aligned), then the
+/// footnotes as a list; the same cells, rounding and layout as text.
+void render_markdown(const Report& report, std::ostream& out, const TextStyle& style) {
+  const TextLayout t = layout_text(report, style);
+  auto row = [&](const std::vector<std::string>& cells) {
+    out << '|';
+    for (const auto& c : cells) out << ' ' << markdown_escape(c) << " |";
+    out << '\n';
+  };
+  if (!t.block.empty()) {
+    row({"parameter", "value"});
+    out << "|---|---|\n";
+    for (const auto& [key, value] : t.block) row({key, value});
+    out << '\n';
+  }
+  if (!t.columns.empty()) {
+    row(t.columns);
+    out << '|';
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      bool numeric = !t.rows.empty();
+      for (std::size_t i = 0; i < t.rows.size(); ++i)
+        numeric = numeric && (t.right[i][c] || t.rows[i][c].empty());
+      out << (numeric ? "---:|" : "---|");
+    }
+    out << '\n';
+    for (const auto& r : t.rows) row(r);
+  }
+  if (!t.marked.empty() || !report.footnotes.empty()) out << '\n';
+  for (std::size_t m = 0; m < t.marked.size(); ++m)
+    out << "- " << markdown_escape(std::string(m + 1, '*') + " " + t.marked[m]) << '\n';
+  for (const auto& note : report.footnotes) out << "- " << markdown_escape(note) << '\n';
 }
 
 std::string csv_field(const std::string& s) {
@@ -255,6 +330,9 @@ void render(const Report& report, Format format, std::ostream& out, const TextSt
       return;
     case Format::csv:
       render_csv(report, out);
+      return;
+    case Format::markdown:
+      render_markdown(report, out, style);
       return;
     case Format::jsonl:
       for (const auto& r : report.results) render_json_line(r, out);

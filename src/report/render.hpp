@@ -6,7 +6,7 @@
 
 namespace dpb::report {
 
-enum class Format { text, json, jsonl, csv };
+enum class Format { text, json, jsonl, csv, markdown };
 
 struct TextStyle {
   int digits = 6;       ///< significant digits; 0 = the exact double (shortest round-trip form)
@@ -25,6 +25,9 @@ bool colour_wanted(bool is_terminal, const char* no_color, const char* term);
 /// Text: the inputs as `name  value` lines (then, with several rows, each
 /// `hoist` column that holds one value in every row), a blank line, an
 /// aligned table with a header, then footnotes; compact or wide (TextStyle).
+/// Markdown: the text layout as GitHub-flavoured tables (the block above the
+/// table as parameter/value rows, numbers right-aligned), footnotes as a
+/// list, every cell escaped; for CI job summaries.
 /// CSV: a header row and the result columns (every cell but Show::compact).
 /// JSON: {"version", "command", "inputs", "results", "notes" (the footnotes,
 /// when there are any)}. JSON Lines: one result

@@ -79,6 +79,30 @@ TEST_CASE("text: inputs, aligned header and rows, footnotes") {
         "* a footnote\n");
 }
 
+TEST_CASE("markdown: the text layout as GitHub tables, every cell escaped") {
+  Report r = sample();
+  r.results.push_back(Record{}.add("accountant", text("a|b_c*")).add("epsilon", number(2)));
+  std::ostringstream out;
+  render(r, Format::markdown, out);
+  CHECK(out.str() ==
+        "| parameter | value |\n"
+        "|---|---|\n"
+        "| sampling\\_rate | 0.01 |\n"
+        "| steps | 10 |\n"
+        "\n"
+        "| accountant | epsilon | order |\n"
+        "|---|---:|---:|\n"
+        "| rdp | inf | 2 |\n"
+        "| x,y | 1.5 |  |\n"
+        "| a\\|b\\_c\\* | 2 |  |\n"
+        "\n"
+        "- \\* a footnote\n");
+  // The same columns as the text table (compact cells, not CSV's data cells).
+  std::ostringstream text_out;
+  render(r, Format::text, text_out);
+  CHECK(text_out.str().find("accountant  epsilon  order") != std::string::npos);
+}
+
 TEST_CASE("CSV and JSON Lines") {
   std::ostringstream csv;
   render(sample(), Format::csv, csv);
