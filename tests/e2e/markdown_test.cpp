@@ -100,7 +100,7 @@ TEST_CASE("markdown: every verb that prints a table takes --format markdown") {
       {"steps", "-q", "0.01", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"},
       {"sampling-rate", "--sigma", "1", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
       {"sweep", "-q", "0.01", "--sigma", "1,2", "--steps", "100", "--delta", "1e-5"},
-      {"compose", "--epsilon", "0.1", "--delta", "1e-6", "--count", "10", "--target-delta", "1e-5"},
+      {"compose", "--epsilon", "0.1", "--delta", "1e-7", "--count", "10", "--target-delta", "1e-5"},
       {"amplify", "--epsilon", "1", "--delta", "1e-6", "-q", "0.01"},
       {"gaussian", "--sigma", "1", "--delta", "1e-5"},
       {"laplace", "--scale", "1", "--delta", "1e-5"},
