@@ -97,6 +97,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
            setup_tradeoff,
            setup_plot,
            setup_events,
+           setup_audit,
        }) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);

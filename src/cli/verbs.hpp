@@ -30,5 +30,6 @@ Verb setup_gdp(CLI::App& app);
 Verb setup_tradeoff(CLI::App& app);
 Verb setup_plot(CLI::App& app);
 Verb setup_events(CLI::App& app);
+Verb setup_audit(CLI::App& app);
 
 }  // namespace dpb::cli

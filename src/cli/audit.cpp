@@ -1,0 +1,259 @@
+// dpbudget audit: a lower bound on ε from a membership-inference attack's
+// outcome (SPEC §11): counts on known members and non-members, scores with
+// a threshold (given, or the best one at a Bonferroni cost), or the one-run
+// audit of Steinke, Nasr & Jagielski 2023. With the run flags (or --spec)
+// each accountant's claimed ε at --delta is printed beside it, and a sound
+// upper bound below the lower bound is an inconsistency (exit status 1): the
+// implementation or its accounting is wrong. The maths is accounting/audit.
+#include "accounting/audit.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "accounting/errors.hpp"
+#include "cli/accountant_flags.hpp"
+#include "cli/errors.hpp"
+#include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
+#include "cli/parse.hpp"
+#include "cli/result_rows.hpp"
+#include "cli/run_parameters.hpp"
+#include "cli/spec_verb.hpp"
+#include "cli/verbs.hpp"
+
+namespace dpb::cli {
+namespace {
+
+/// Largest scores file read: 64 MiB, about 3 million score,label lines.
+constexpr std::size_t kMaxScoresBytes = std::size_t{64} << 20;
+
+struct AuditFlags {
+  std::vector<std::string> tp, fn, fp, tn, threshold, confidence, delta, canaries, guesses, correct;
+  std::string scores;
+  DpSgdFlags run;
+  SpecFlags spec;
+  AccountantFlags accountant;
+  OutputFlags output;
+};
+
+/// `score,label` lines (label 1/0 or true/false); blank lines and lines
+/// starting with # are skipped. A bad line is one error naming file and line.
+std::vector<Scored> read_scores(const std::string& file) {
+  std::ifstream stream;
+  std::istream* in = &std::cin;
+  if (file != "-") {
+    stream.open(file);
+    if (!stream) throw UsageError("--scores: cannot open '" + file + "'");
+    in = &stream;
+  }
+  std::vector<Scored> out;
+  std::string line;
+  std::size_t number = 0, bytes = 0;
+  while (std::getline(*in, line)) {
+    ++number;
+    bytes += line.size() + 1;
+    if (bytes > kMaxScoresBytes) throw UsageError("--scores: more than 64 MiB");
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line.front() == '#') continue;
+    const auto where = file + ":" + std::to_string(number) + ": ";
+    const auto comma = line.find(',');
+    if (comma == std::string::npos)
+      throw UsageError("--scores: " + where + "expected 'score,label', got '" + line + "'");
+    Scored s{};
+    try {
+      s.score = parse_real("score", line.substr(0, comma),
+                           Domain{-kInf, kInf, true, true, "a finite number"});
+    } catch (const UsageError& e) {
+      throw UsageError("--scores: " + where + e.what());
+    }
+    const std::string label = line.substr(comma + 1);
+    if (label == "1" || label == "true")
+      s.member = true;
+    else if (label == "0" || label == "false")
+      s.member = false;
+    else
+      throw UsageError("--scores: " + where + "label: must be 1, 0, true or false, got '" + label +
+                       "'");
+    out.push_back(s);
+  }
+  if (out.empty()) throw UsageError("--scores: no 'score,label' lines in '" + file + "'");
+  return out;
+}
+
+std::int64_t count_flag(const char* flag, const std::vector<std::string>& texts) {
+  const auto v = optional_integer(flag, texts, 0);
+  if (!v) throw UsageError(std::string(flag) + " is required with the other counts");
+  return *v;
+}
+
+report::Record rate_row(const std::string& method, const AuditBound& b) {
+  using report::Rounding;
+  report::Record r;
+  r.add("audit", report::text(method));
+  r.add("fpr", report::number(b.fpr));
+  r.add("fnr", report::number(b.fnr));
+  r.add("fpr_upper", report::number(b.fpr_upper, Rounding::up));
+  r.add("fnr_upper", report::number(b.fnr_upper, Rounding::up));
+  r.add("epsilon_lower", report::number(b.epsilon_lower, Rounding::down));
+  return r;
+}
+
+int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
+  const auto neighbouring = neighbouring_of(f.spec);
+  if (f.spec.print) {  // the claimed run's spec, as epsilon prints it
+    print_spec(f.spec, f.run, out);
+    return kOk;
+  }
+  const bool counts = !f.tp.empty() || !f.fn.empty() || !f.fp.empty() || !f.tn.empty();
+  const bool scores = !f.scores.empty();
+  const bool one_run = !f.canaries.empty() || !f.guesses.empty() || !f.correct.empty();
+  if (counts + scores + one_run == 0)
+    throw UsageError(
+        "audit: give the attack's outcome: --tp --fn --fp --tn, --scores FILE, or --canaries "
+        "--guesses --correct");
+  if (counts && scores) throw UsageError("--scores: give either it or --tp/--fn/--fp/--tn");
+  if (one_run && (counts || scores))
+    throw UsageError("--canaries: give either the one-run audit or " +
+                     std::string(counts ? "--tp/--fn/--fp/--tn" : "--scores"));
+  if (!f.threshold.empty() && !scores) throw UsageError("--threshold: only with --scores");
+  const double confidence = optional_real("--confidence", f.confidence, kOpenUnit).value_or(0.95);
+  const double delta = optional_real("--delta", f.delta, kDelta).value_or(0);
+  const bool compare = !f.spec.file.empty() || [&] {
+    for (const auto& p : kRunParameters)
+      if (given(f.run, p.id)) return true;
+    return false;
+  }();
+  if (compare && !(delta > 0))
+    throw UsageError("--delta: must be > 0 to compare with a claimed (epsilon, delta) bound");
+  resolve(f.output);  // check --format before any work
+
+  report::Report rep;
+  rep.command = "audit";
+  double epsilon_lower = 0;
+  if (counts) {
+    const AttackCounts c{count_flag("--tp", f.tp), count_flag("--fn", f.fn),
+                         count_flag("--fp", f.fp), count_flag("--tn", f.tn)};
+    if (c.tp + c.fn < 1) throw UsageError("--tp: need at least one member (tp + fn >= 1)");
+    if (c.fp + c.tn < 1) throw UsageError("--fp: need at least one non-member (fp + tn >= 1)");
+    rep.inputs.add("tp", report::integer(c.tp)).add("fn", report::integer(c.fn));
+    rep.inputs.add("fp", report::integer(c.fp)).add("tn", report::integer(c.tn));
+    const AuditBound b = audit_epsilon_lower(c, confidence, delta);
+    rep.results.push_back(rate_row("counts", b));
+    epsilon_lower = b.epsilon_lower;
+  } else if (scores) {
+    const auto s = read_scores(f.scores);
+    std::int64_t members = 0;
+    for (const auto& x : s) members += x.member ? 1 : 0;
+    if (members == 0 || members == static_cast<std::int64_t>(s.size()))
+      throw UsageError("--scores: need both members (label 1) and non-members (label 0)");
+    const auto threshold = optional_real("--threshold", f.threshold,
+                                         Domain{-kInf, kInf, true, true, "a finite number"});
+    const ThresholdAudit a = threshold ? audit_scores_at(s, *threshold, confidence, delta)
+                                       : audit_scores(s, confidence, delta);
+    rep.inputs.add("scores", report::text(f.scores));
+    rep.inputs.add("examples", report::integer(static_cast<std::int64_t>(s.size())));
+    rep.inputs.add("threshold", report::number(a.threshold));
+    rep.inputs.add("thresholds_tried", report::integer(a.tests));
+    report::Record r = rate_row(threshold ? "threshold" : "best threshold", a.bound);
+    rep.results.push_back(std::move(r));
+    if (!threshold)
+      note(rep, "best of " + std::to_string(a.tests) +
+                    " thresholds: each rate bound at level (1 - confidence)/(2 x " +
+                    std::to_string(a.tests) + ") (Bonferroni)");
+    epsilon_lower = a.bound.epsilon_lower;
+  } else {
+    const auto m = optional_integer("--canaries", f.canaries, 1);
+    const auto r = optional_integer("--guesses", f.guesses, 0);
+    const auto v = optional_integer("--correct", f.correct, 0);
+    if (!m || !r || !v)
+      throw UsageError("--canaries: the one-run audit needs --canaries, --guesses and --correct");
+    if (*r > *m) throw UsageError("--guesses: must be <= --canaries (" + std::to_string(*m) + ")");
+    if (*v > *r) throw UsageError("--correct: must be <= --guesses (" + std::to_string(*r) + ")");
+    rep.inputs.add("canaries", report::integer(*m)).add("guesses", report::integer(*r));
+    rep.inputs.add("correct", report::integer(*v));
+    epsilon_lower = one_run_epsilon_lower(*m, *r, *v, confidence, delta);
+    report::Record row;
+    row.add("audit", report::text("one run"));
+    row.add("accuracy",
+            report::number(*r > 0 ? static_cast<double>(*v) / static_cast<double>(*r) : 0.0));
+    row.add("epsilon_lower", report::number(epsilon_lower, report::Rounding::down));
+    rep.results.push_back(std::move(row));
+    note(rep,
+         "one-run audit (Steinke, Nasr & Jagielski 2023): canaries included independently "
+         "with probability 1/2");
+  }
+  rep.inputs.add("confidence", report::number(confidence));
+  rep.inputs.add("delta", report::number(delta));
+
+  bool inconsistent = false;
+  if (compare) {
+    RunEvent run = load_run(f.spec, f.run);
+    for (auto& cell : run.inputs.cells) rep.inputs.cells.push_back(std::move(cell));
+    AccountantChoice choice = resolve(f.accountant);
+    choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
+    for (const auto& a : account(*run.event, choice, {delta}, /*solve_delta=*/false)) {
+      if (a.unsupported) {
+        warn(rep, "skipped " + *a.unsupported);
+        continue;
+      }
+      for (const Guarantee& g : a.guarantees) {
+        report::Record r;
+        r.add("audit", report::text("claimed"));
+        r.add("accountant", report::text(g.accountant));
+        r.add("bound", report::text(std::string(to_string(g.bound))));
+        r.add("epsilon", report::number(g.epsilon, report::Rounding::up));
+        // Only a sound upper bound can contradict the measured lower bound.
+        const bool bad = g.bound == BoundKind::upper && g.epsilon < epsilon_lower;
+        r.add("consistent", report::boolean(!bad));
+        inconsistent = inconsistent || bad;
+        rep.results.push_back(std::move(r));
+      }
+    }
+    if (inconsistent)
+      warn(rep,
+           "the measured lower bound exceeds a claimed upper bound: the implementation or "
+           "its accounting is wrong");
+  }
+  finish(rep, f.output, out, err);
+  return inconsistent ? kBudgetExceeded : kOk;
+}
+
+}  // namespace
+
+Verb setup_audit(CLI::App& app) {
+  auto f = std::make_shared<AuditFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "audit",
+      "a lower bound on epsilon from a membership-inference attack's outcome, and whether a "
+      "claimed bound is consistent with it\n"
+      "  example: dpbudget audit --tp 600 --fn 400 --fp 100 --tn 900 --delta 1e-5");
+  cmd->add_option("--tp", f->tp, "members the attack flagged (an integer >= 0)");
+  cmd->add_option("--fn", f->fn, "members the attack missed");
+  cmd->add_option("--fp", f->fp, "non-members the attack flagged");
+  cmd->add_option("--tn", f->tn, "non-members the attack did not flag");
+  record_file(cmd->add_option("--scores", f->scores,
+                              "file of 'score,label' lines (label 1 member, 0 not; '-' stdin) "
+                              "instead of the counts"));
+  cmd->add_option("--threshold", f->threshold,
+                  "with --scores: flag a member when score >= this (default: the best threshold, "
+                  "at a Bonferroni cost)");
+  cmd->add_option("--canaries", f->canaries,
+                  "one-run audit: canaries, each included independently with probability 1/2");
+  cmd->add_option("--guesses", f->guesses, "one-run audit: canaries guessed in or out");
+  cmd->add_option("--correct", f->correct, "one-run audit: guesses that were right");
+  cmd->add_option("--confidence", f->confidence,
+                  "confidence of the lower bound, in (0, 1) (default 0.95)");
+  cmd->add_option("--delta", f->delta,
+                  "delta of the guarantee audited, in [0, 1) (default 0; > 0 to compare with the "
+                  "run flags or --spec)");
+  add_dp_sgd_flags(*cmd, f->run);
+  add_spec_flags(*cmd, f->spec);
+  add_accountant_flags(*cmd, f->accountant);
+  add_output_flags(*cmd, f->output);
+  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_audit(*f, out, err); }};
+}
+
+}  // namespace dpb::cli
