@@ -136,8 +136,13 @@ EventPtr dp_sgd_event(const DpSgdRun& run) {
 }
 
 EventPtr poisson_estimate_event(const DpSgdRun& run) {
-  return poisson_run_event(run.sampling_rate, run.noise_multiplier, run.steps,
-                           run.records_per_user);
+  // A record is in k of the t steps of a balls-in-bins epoch: the Poisson
+  // analogue has rate k·B/N (B/N for shuffling and k = 1).
+  const double rate =
+      run.sampling == Sampling::balls_in_bins
+          ? std::min(1.0, static_cast<double>(run.participations) * run.sampling_rate)
+          : run.sampling_rate;
+  return poisson_run_event(rate, run.noise_multiplier, run.steps, run.records_per_user);
 }
 
 EventPtr shuffle_lower_bound_event(const DpSgdRun& run) {

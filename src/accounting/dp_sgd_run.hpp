@@ -60,8 +60,9 @@ std::int64_t epoch_steps(const DpSgdRun& run);
 /// bound.
 std::int64_t epochs_started(const DpSgdRun& run);
 
-/// The same run analysed as if batches were Poisson-sampled at q = B/N: the
-/// figure most papers print, an estimate (not a bound) for another loader.
+/// The same run analysed as if batches were Poisson-sampled at q = B/N (k·B/N
+/// for k balls-in-bins participations): the figure most papers print, an
+/// estimate (not a bound) for another loader.
 EventPtr poisson_estimate_event(const DpSgdRun& run);
 
 /// A lower bound for a shuffled run, when one is computed here (N a multiple

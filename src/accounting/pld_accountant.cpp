@@ -4,8 +4,12 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -384,25 +388,50 @@ void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
   }
 }
 
+namespace {
+
+/// Random-allocation PLDs are costly (an FFT of millions of points) and pure:
+/// the last few are remembered for the process, shared by every accountant
+/// (plot points and solvers make one accountant per run).
+std::shared_ptr<const RandomAllocationPlds> allocation_plds(std::int64_t steps, double sigma,
+                                                            double resolution) {
+  using Key = std::tuple<std::int64_t, double, double>;
+  constexpr std::size_t kRemembered = 8;  // ~50 MiB of atoms at most
+  static std::mutex mutex;
+  static std::deque<std::pair<Key, std::shared_ptr<const RandomAllocationPlds>>> cache;
+  const Key key{steps, sigma, resolution};
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& [k, v] : cache)
+      if (k == key) return v;
+  }
+  auto made = std::make_shared<const RandomAllocationPlds>(
+      random_allocation_plds(steps, sigma, resolution));
+  std::lock_guard lock(mutex);
+  if (cache.size() == kRemembered) cache.pop_back();
+  cache.emplace_front(key, made);
+  return made;
+}
+
+}  // namespace
+
 std::pair<std::vector<pld::Component>, std::vector<pld::Component>> PldAccountant::bounds_lists()
     const {
   std::vector<pld::Component> upper = components_, lower = components_;
   for (const auto& [key, epochs] : allocations_) {
     // Discretised now that the total count of each (t, σ) is known, so that a
     // count written as self_composed or as a list of copies is the same.
-    const double resolution =
+    const double wanted =
         options_.tolerance > 0
             ? std::clamp(options_.tolerance / static_cast<double>(epochs),
                          kFinestAllocationResolution, kCoarsestAllocationResolution)
             : kCoarsestAllocationResolution;
-    const auto cache_key = std::tuple{key.first, key.second, resolution};
-    auto it = allocation_plds_.find(cache_key);
-    if (it == allocation_plds_.end())
-      it = allocation_plds_
-               .emplace(cache_key, random_allocation_plds(key.first, key.second, resolution))
-               .first;
-    upper.push_back({it->second.upper, epochs});
-    lower.push_back({it->second.lower, epochs});
+    // Rounded down to a power of two (finer, never coarser), so that runs of
+    // nearby lengths (plot points, the steps solver) share one discretisation.
+    const double resolution = std::exp2(std::floor(std::log2(wanted)));
+    const auto plds = allocation_plds(key.first, key.second, resolution);
+    upper.push_back({plds->upper, epochs});
+    lower.push_back({plds->lower, epochs});
   }
   return {std::move(upper), std::move(lower)};
 }

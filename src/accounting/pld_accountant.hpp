@@ -38,7 +38,7 @@ class PldAccountant final : public Accountant {
   /// into a pessimistic list for the upper bounds and an optimistic one for
   /// the lower bounds (random_allocation.hpp), remembered by resolution.
   std::map<std::pair<std::int64_t, double>, std::int64_t> allocations_;
-  mutable std::map<std::tuple<std::int64_t, double, double>, RandomAllocationPlds> allocation_plds_;
+
   /// The component lists of the upper and of the lower bounds.
   std::pair<std::vector<pld::Component>, std::vector<pld::Component>> bounds_lists() const;
 };
