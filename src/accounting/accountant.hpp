@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,6 +59,24 @@ struct Guarantee {
   std::vector<std::string> notes;  ///< one-line remarks for the reader
 };
 
+/// What an accountant can say about membership-inference attacks on
+/// everything composed so far (SPEC §11): bounds on the true-positive rate
+/// (power) of any test between neighbouring datasets at each false-positive
+/// rate asked, and on the advantage max_x (TPR(x) − x), which is the total
+/// variation distance, i.e. δ at ε = 0.
+struct AttackBounds {
+  std::string accountant;
+  BoundKind bound = BoundKind::upper;  ///< of `tpr` and `advantage`
+  Neighbouring neighbouring = Neighbouring::add_remove;
+  std::vector<double> fpr;        ///< the false-positive rates asked
+  std::vector<double> tpr;        ///< upper bound (or approximation) at each fpr
+  std::vector<double> tpr_lower;  ///< a sound lower bound at each fpr (PLD), or empty
+  double advantage = 0;           ///< upper bound on max_x (TPR(x) − x)
+  std::optional<double> advantage_lower;
+  std::vector<std::pair<std::string, double>> details;
+  std::vector<std::string> notes;
+};
+
 /// Conversion from Rényi DP to (ε, δ), SPEC §3.
 enum class RdpConversion { improved, classic };
 
@@ -95,6 +114,11 @@ class Accountant {
   virtual Guarantee epsilon(double delta) const = 0;
   /// Smallest δ it can certify at ε ≥ 0.
   virtual Guarantee delta(double epsilon) const = 0;
+  /// Bounds on any membership-inference attack at each false-positive rate
+  /// in (0, 1) (AttackBounds). The default reads this accountant's privacy
+  /// profile δ(ε) on a grid of ε (attack_risk.cpp); accountants with a
+  /// tighter characterisation override it.
+  virtual AttackBounds attack_bounds(std::span<const double> fprs) const;
   /// A closed-form guess of the largest n with ε(n-fold `step`) ≤ epsilon at
   /// δ, for accountants that have one (RDP, SPEC §8). Calibration checks it.
   virtual std::optional<std::int64_t> largest_count_hint(const DpEvent& /*step*/,

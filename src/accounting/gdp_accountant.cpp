@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "accounting/attack_risk.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
 #include "accounting/gdp.hpp"
@@ -189,6 +190,22 @@ void GdpAccountant::compose(const DpEvent& event, std::int64_t count) {
 }
 
 double GdpAccountant::mu() const { return std::sqrt(exact_sq_ + clt_sq_); }
+
+AttackBounds GdpAccountant::attack_bounds(std::span<const double> fprs) const {
+  check_fprs(fprs);
+  const Guarantee g = base();
+  AttackBounds out;
+  out.accountant = "gdp";
+  out.bound = g.bound;
+  out.neighbouring = g.neighbouring;
+  out.details = g.details;
+  out.notes = g.notes;
+  out.fpr.assign(fprs.begin(), fprs.end());
+  const double m = mu();
+  for (double x : fprs) out.tpr.push_back(tpr_bound_gdp(m, x));
+  out.advantage = advantage_gdp(m);
+  return out;
+}
 
 Guarantee GdpAccountant::base() const {
   Guarantee g;

@@ -23,6 +23,9 @@ class GdpAccountant final : public Accountant {
   Guarantee epsilon(double delta) const override;
   Guarantee delta(double epsilon) const override;
 
+  /// TPR ≤ Φ(Φ⁻¹(x) + μ), advantage 2Φ(μ/2) − 1 (approximate with a CLT part).
+  AttackBounds attack_bounds(std::span<const double> fprs) const override;
+
   /// μ of everything composed so far.
   double mu() const;
 

@@ -191,6 +191,27 @@ struct Interval {
   std::vector<std::string> notes;
 };
 
+/// Bounds on membership-inference attacks against the composition (SPEC
+/// §11): at each false-positive rate, [lower, upper] around the largest
+/// true-positive rate of any test, and [lower, upper] around the advantage
+/// max_x (TPR(x) − x) = δ(0).
+struct TradeoffInterval {
+  std::vector<double> tpr_lower, tpr_upper;
+  double advantage_lower = 0, advantage_upper = 0;
+  double interval = 0;   ///< Δ of the grid the curves were read on
+  std::size_t grid = 0;  ///< its composed grid size
+  std::vector<std::string> notes;
+};
+
+/// The curves of `upper` (both directions: the upper bound holds for tests
+/// in either direction) and of `lower` (the remove direction: a member's
+/// output against a non-member's), on the grid that the advantage's δ(0)
+/// refinement reaches. The two lists are the same but for random allocation,
+/// which has a pessimistic and an optimistic discretisation.
+TradeoffInterval tradeoff_interval(std::span<const Component> upper,
+                                   std::span<const Component> lower, std::span<const double> fprs,
+                                   const Options& options);
+
 /// [lower, upper] around ε(δ) of the composition, max over both directions.
 Interval epsilon_interval(std::span<const Component> components, double delta,
                           const Options& options);

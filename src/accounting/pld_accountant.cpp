@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "accounting/attack_risk.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
 #include "accounting/random_allocation.hpp"
@@ -464,6 +465,23 @@ Guarantee PldAccountant::epsilon(double delta) const {
   g.epsilon_lower = pld::epsilon_interval(lower, delta, options_).lower;
   g.delta = delta;
   return g;
+}
+
+AttackBounds PldAccountant::attack_bounds(std::span<const double> fprs) const {
+  check_fprs(fprs);
+  const auto [upper, lower] = bounds_lists();
+  const pld::TradeoffInterval t = pld::tradeoff_interval(upper, lower, fprs, options_);
+  AttackBounds out;
+  out.accountant = "pld";
+  out.neighbouring = relation_.value_or(Neighbouring::add_remove);
+  out.fpr.assign(fprs.begin(), fprs.end());
+  out.tpr = t.tpr_upper;
+  out.tpr_lower = t.tpr_lower;
+  out.advantage = t.advantage_upper;
+  out.advantage_lower = t.advantage_lower;
+  out.details.emplace_back("pld_interval", t.interval);
+  out.notes = t.notes;
+  return out;
 }
 
 Guarantee PldAccountant::delta(double epsilon) const {

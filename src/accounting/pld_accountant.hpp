@@ -25,6 +25,10 @@ class PldAccountant final : public Accountant {
   Guarantee epsilon(double delta) const override;
   Guarantee delta(double epsilon) const override;
 
+  /// The trade-off curves of the composed pair: TPR as [lower, upper] at each
+  /// FPR (pld::tradeoff_interval), the advantage as δ(0)'s interval.
+  AttackBounds attack_bounds(std::span<const double> fprs) const override;
+
   const std::vector<pld::Component>& components() const { return components_; }
 
  private:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "accounting/attack_risk.hpp"
 #include "accounting/pld.hpp"
 #include "accounting/pld_internal.hpp"
 
@@ -26,6 +27,33 @@ constexpr double kTailSumUlps = 4;
 /// (3): candidate failure probabilities η = f·δ of the lower bound; the best
 /// is kept, so every f is sound and more of them only tighten the bound.
 constexpr double kEtaFractions[] = {0.3, 0.1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6};
+
+/// ε grid of the trade-off curves: at most this many points between the
+/// lowest and highest loss of the window (every grid is sound; the spacing
+/// costs a factor e^{spacing} on the x term of the lower bound only where the
+/// optimum falls between points).
+constexpr std::size_t kTradeoffPoints = 8192;
+
+double lowest_loss(const ComposedLoss& c) {
+  return static_cast<double>(c.first_index) * c.interval;
+}
+double highest_loss(const ComposedLoss& c) {
+  return static_cast<double>(c.first_index + static_cast<std::int64_t>(c.grid_points()) - 1) *
+         c.interval;
+}
+
+/// Points lo = ε_0 < … < ε_{n−1} = hi, spaced at least Δ apart.
+std::vector<double> epsilon_grid(double lo, double hi, double interval) {
+  if (!(hi > lo)) return {lo};
+  const double span = (hi - lo) / interval;
+  const std::size_t n =
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(span)) + 1, 2, kTradeoffPoints);
+  std::vector<double> eps(n);
+  for (std::size_t j = 0; j < n; ++j)
+    eps[j] = lo + (hi - lo) * static_cast<double>(j) / static_cast<double>(n - 1);
+  eps.back() = hi;
+  return eps;
+}
 
 double summation_factor(std::size_t n) { return kTailSumUlps * static_cast<double>(n) * kU; }
 
@@ -145,5 +173,42 @@ double ComposedLoss::epsilon_lower(double delta) const {
   }
   return best;
 }
+
+namespace detail {
+
+std::vector<double> tpr_upper(std::span<const ComposedLoss> directions,
+                              std::span<const double> fprs) {
+  std::vector<double> out(fprs.size(), 1.0);
+  if (directions.empty()) return out;
+  double hi = 0, interval = directions.front().interval;
+  for (const ComposedLoss& c : directions) hi = std::max(hi, highest_loss(c));
+  for (double eps : epsilon_grid(0, hi, interval)) {
+    double d = 0;
+    for (const ComposedLoss& c : directions) d = std::max(d, c.delta_upper(eps));
+    for (std::size_t i = 0; i < fprs.size(); ++i)
+      out[i] = std::min(out[i], tpr_bound_epsilon_delta(eps, d, fprs[i]));
+  }
+  return out;
+}
+
+std::vector<double> tpr_lower(const ComposedLoss& c, std::span<const double> fprs) {
+  const std::vector<double> eps = epsilon_grid(lowest_loss(c), highest_loss(c), c.interval);
+  std::vector<double> d(eps.size());
+  for (std::size_t j = 0; j < eps.size(); ++j) d[j] = c.delta_lower(eps[j]);
+  std::vector<double> out(fprs.size());
+  for (std::size_t i = 0; i < fprs.size(); ++i) {
+    const double x = fprs[i];
+    // ε ≤ ε_0: δ(ε) + e^ε x ≥ δ(ε_0); ε ≥ ε_last: ≥ e^{ε_last} x; between
+    // ε_j and ε_{j+1}: ≥ δ(ε_{j+1}) + e^{ε_j} x (δ nonincreasing, e^ε x increasing).
+    double best = std::min(d.front(), std::exp(eps.back()) * x);
+    for (std::size_t j = 0; j + 1 < eps.size(); ++j)
+      best = std::min(best, d[j + 1] + std::exp(eps[j]) * x);
+    // The test that ignores the output and rejects with probability x has TPR x.
+    out[i] = std::clamp(best, x, 1.0);
+  }
+  return out;
+}
+
+}  // namespace detail
 
 }  // namespace dpb::pld

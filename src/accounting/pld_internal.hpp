@@ -237,6 +237,19 @@ Prepared prepare(std::span<const Component> components, Direction d, double inte
 std::pair<std::int64_t, std::int64_t> window(const Prepared& prep, double interval,
                                              double window_tail);
 
+// --- (3) reading the composed loss: pld_bounds.cpp -------------------------
+
+/// Upper bounds on the TPR at each FPR from the composed loss of every
+/// direction: min over a grid of ε ≥ 0 of the (ε, δ_up(ε)) two-line bound,
+/// δ_up the largest over the directions (Dong, Roth & Su 2022, Prop. 2.12).
+std::vector<double> tpr_upper(std::span<const ComposedLoss> directions,
+                              std::span<const double> fprs);
+/// Lower bounds on the largest TPR of a test of P against Q (the direction
+/// given) at each FPR: the largest TPR is inf over ε ∈ ℝ of δ(ε) + e^ε·x
+/// (Neyman–Pearson duality), bounded below piece by piece of an ε grid by
+/// the lower δ bound (stage (3)).
+std::vector<double> tpr_lower(const ComposedLoss& direction, std::span<const double> fprs);
+
 // --- (4), (5) composition: pld_compose.cpp ----------------------------------
 
 /// γ_N of (5) for an FFT of size n.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <utility>
 
 #include "accounting/errors.hpp"
 #include "accounting/pld.hpp"
@@ -64,6 +65,14 @@ std::vector<Component> normalise(std::span<const Component> components, bool& sy
 
 enum class Query { epsilon, delta };
 
+/// Tail mass put at +∞ per release end, and the window tail: small against
+/// the δ in question (`total` releases).
+std::pair<double, double> tails(double total, Query query, double value) {
+  const double scale = query == Query::epsilon ? value : kDeltaQueryScale;
+  return {std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass),
+          std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail)};
+}
+
 Interval refine(std::span<const Component> raw, Query query, double value, const Options& options) {
   bool symmetric = true;
   const std::vector<Component> comps = normalise(raw, symmetric);
@@ -85,11 +94,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       return result;
     }
   }
-  // Tail mass put at +∞ and window tail: small against the δ in question.
-  const double scale = query == Query::epsilon ? value : kDeltaQueryScale;
-  const double tail_mass =
-      std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass);
-  const double window_tail = std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail);
+  const auto [tail_mass, window_tail] = tails(total, query, value);
 
   double interval = options.interval > 0 ? options.interval : kFirstInterval;
   bool have = false;
@@ -189,6 +194,60 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
 }
 
 }  // namespace
+
+TradeoffInterval tradeoff_interval(std::span<const Component> upper,
+                                   std::span<const Component> lower, std::span<const double> fprs,
+                                   const Options& options) {
+  TradeoffInterval out;
+  // The advantage is δ(0) (the total variation distance); its refinement
+  // chooses the grid the curves are read on.
+  const Interval adv = refine(upper, Query::delta, 0, options);
+  out.advantage_upper = adv.upper;
+  out.advantage_lower = adv.lower;
+  out.interval = adv.interval;
+  out.grid = adv.grid;
+  out.notes = adv.notes;
+  const bool same = std::equal(upper.begin(), upper.end(), lower.begin(), lower.end(),
+                               [](const Component& a, const Component& b) {
+                                 return a.count == b.count && a.mechanism == b.mechanism;
+                               });
+  if (!same)
+    out.advantage_lower = std::min(refine(lower, Query::delta, 0, options).lower, adv.upper);
+  out.tpr_upper.assign(fprs.size(), 1.0);
+  out.tpr_lower.assign(fprs.begin(), fprs.end());
+  if (adv.upper <= 0) {  // nothing composed (or only no-ops): no test beats guessing
+    out.tpr_upper.assign(fprs.begin(), fprs.end());
+    return out;
+  }
+  if (adv.interval <= 0 || adv.lower >= 1) {  // non-private, or no grid: the trivial bounds
+    if (adv.lower >= 1) out.tpr_lower.assign(fprs.size(), 1.0);
+    return out;
+  }
+  bool symmetric_upper = true, symmetric_lower = true;
+  const std::vector<Component> up = normalise(upper, symmetric_upper);
+  const std::vector<Component> low = normalise(lower, symmetric_lower);
+  double total = 0;
+  for (const auto& c : up) total += static_cast<double>(c.count);
+  const auto [tail_mass, window_tail] = tails(total, Query::delta, 0);
+  try {
+    std::vector<ComposedLoss> dirs;
+    dirs.push_back(compose_impl(up, Direction::remove, adv.interval, tail_mass, window_tail,
+                                options.max_grid));
+    if (!symmetric_upper)
+      dirs.push_back(
+          compose_impl(up, Direction::add, adv.interval, tail_mass, window_tail, options.max_grid));
+    out.tpr_upper = detail::tpr_upper(dirs, fprs);
+    const ComposedLoss member = same ? dirs.front()
+                                     : compose_impl(low, Direction::remove, adv.interval, tail_mass,
+                                                    window_tail, options.max_grid);
+    out.tpr_lower = detail::tpr_lower(member, fprs);
+  } catch (const GridTooLarge&) {
+    out.notes.push_back("pld: the grid for the trade-off curve exceeds the size limit");
+  }
+  for (std::size_t i = 0; i < fprs.size(); ++i)
+    out.tpr_lower[i] = std::min(out.tpr_lower[i], out.tpr_upper[i]);
+  return out;
+}
 
 Interval epsilon_interval(std::span<const Component> components, double delta,
                           const Options& options) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "accounting/attack_risk.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
 #include "accounting/mixture_dominance.hpp"
@@ -541,6 +542,22 @@ Guarantee RdpAccountant::delta(double epsilon) const {
   g.order_at_edge = r.delta < 1 && at_edge(orders_, r.order);
   add_extra_delta(g);
   return g;
+}
+
+AttackBounds RdpAccountant::attack_bounds(std::span<const double> fprs) const {
+  check_fprs(fprs);
+  AttackBounds out;
+  out.accountant = "rdp";
+  out.neighbouring = neighbouring_;
+  out.fpr.assign(fprs.begin(), fprs.end());
+  const double extra = -std::expm1(log1m_extra_delta_);
+  for (double x : fprs) out.tpr.push_back(tpr_bound_rdp(orders_, rdp_, x, extra));
+  // The advantage is the total variation distance: δ at ε = 0 (rounded up by
+  // the conversion), and never above what the curve's bound at x gives.
+  const Guarantee at_zero = delta(0);
+  out.advantage = std::min(1.0, at_zero.delta);
+  out.notes = at_zero.notes;
+  return out;
 }
 
 void RdpAccountant::add_extra_delta(Guarantee& g) const {

@@ -17,6 +17,9 @@ class RdpAccountant final : public Accountant {
   void compose(const DpEvent& event, std::int64_t count = 1) override;
   Guarantee epsilon(double delta) const override;
   Guarantee delta(double epsilon) const override;
+  /// The trade-off implied by every order at once (tpr_bound_rdp), with the
+  /// extra δ of epsilon_delta events; the advantage is δ at ε = 0.
+  AttackBounds attack_bounds(std::span<const double> fprs) const override;
   /// SPEC §8: T = max_α ⌊(ε − c(α)) / ρ(α)⌋, c(α) the conversion term.
   std::optional<std::int64_t> largest_count_hint(const DpEvent& step, double epsilon,
                                                  double delta) const override;

@@ -98,6 +98,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
            setup_plot,
            setup_events,
            setup_audit,
+           setup_risk,
        }) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);

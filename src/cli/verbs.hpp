@@ -31,5 +31,6 @@ Verb setup_tradeoff(CLI::App& app);
 Verb setup_plot(CLI::App& app);
 Verb setup_events(CLI::App& app);
 Verb setup_audit(CLI::App& app);
+Verb setup_risk(CLI::App& app);
 
 }  // namespace dpb::cli

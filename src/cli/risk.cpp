@@ -1,0 +1,190 @@
+// dpbudget risk: what a run's guarantee says about membership inference
+// (SPEC §11): for each accountant, a bound on any attacker's true-positive
+// rate at each --fpr, the precision of its guesses at each --prior, and the
+// largest advantage TPR − FPR; or the trade-off curves drawn (-o FILE).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "accounting/attack_risk.hpp"
+#include "accounting/errors.hpp"
+#include "cli/accountant_flags.hpp"
+#include "cli/errors.hpp"
+#include "cli/flag_values.hpp"
+#include "cli/output_flags.hpp"
+#include "cli/parse.hpp"
+#include "cli/result_rows.hpp"
+#include "cli/run_parameters.hpp"
+#include "cli/spec_verb.hpp"
+#include "cli/svg_output.hpp"
+#include "cli/verbs.hpp"
+#include "report/number_format.hpp"
+#include "report/svg.hpp"
+
+namespace dpb::cli {
+namespace {
+
+/// Defaults of --fpr and --prior (issue 16): the low false-positive rates
+/// membership-inference papers report, and a balanced and a rare-member prior.
+const std::vector<double> kDefaultFprs{1e-3, 1e-2, 0.1};
+const std::vector<double> kDefaultPriors{0.5, 0.01};
+
+/// The drawn curve: this many false-positive rates, log-spaced from
+/// kCurveSmallestFpr (or the smallest --fpr) to kCurveLargestFpr.
+constexpr int kCurvePoints = 120;
+constexpr double kCurveSmallestFpr = 1e-4;
+constexpr double kCurveLargestFpr = 0.999;
+
+struct RiskFlags {
+  DpSgdFlags run;
+  AccountantFlags accountant;
+  OutputFlags output;
+  SpecFlags spec;
+  std::vector<std::string> fpr, prior;
+  std::string svg;  ///< -o: draw the trade-off curves to this SVG file
+};
+
+std::string prior_key(double prior) {
+  return "precision_prior_" + report::format_number(prior, 6, report::Rounding::nearest);
+}
+
+std::vector<double> curve_fprs(double smallest) {
+  const double lo = std::min(kCurveSmallestFpr, smallest);
+  std::vector<double> x(kCurvePoints);
+  for (int i = 0; i < kCurvePoints; ++i)
+    x[static_cast<std::size_t>(i)] =
+        lo * std::pow(kCurveLargestFpr / lo, static_cast<double>(i) / (kCurvePoints - 1));
+  return x;
+}
+
+void draw(const std::vector<AttackBounds>& curves, const std::vector<double>& fprs,
+          const RiskFlags& f, std::ostream& out) {
+  report::Chart chart;
+  chart.title = "Membership inference: largest true-positive rate of any attack";
+  chart.x_label = "false-positive rate";
+  chart.y_label = "true-positive rate (upper bound)";
+  chart.log_x = true;
+  for (const auto& c : curves) {
+    report::Series s{c.accountant + " (" + std::string(to_string(c.bound)) + ")", c.fpr, c.tpr,
+                     c.bound != BoundKind::upper};
+    chart.series.push_back(std::move(s));
+  }
+  report::Series guess{"random guess: TPR = FPR", {}, {}, true};
+  guess.x = curves.front().fpr;
+  guess.y = curves.front().fpr;
+  chart.series.push_back(std::move(guess));
+  // The asked rates as vertical marks, one series broken between them.
+  report::Series marks{"--fpr", {}, {}, true};
+  for (double x : fprs) {
+    marks.x.insert(marks.x.end(), {x, x, x});
+    marks.y.insert(marks.y.end(), {0.0, 1.0, std::nan("")});
+  }
+  chart.series.push_back(std::move(marks));
+  chart.caption.push_back("TPR <= 1 - f(FPR), f the trade-off function (Dong, Roth & Su 2022)");
+  write_svg(chart, f.svg, out);
+}
+
+int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
+  const auto neighbouring = neighbouring_of(f.spec);
+  RunEvent run = load_run(f.spec, f.run);
+  if (run.run) note_assumed_poisson(f.run, err);
+  AccountantChoice choice = resolve(f.accountant);
+  choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
+  resolve(f.output);
+  const std::vector<double> fprs =
+      f.fpr.empty() ? kDefaultFprs : parse_list("--fpr", f.fpr, kOpenUnit);
+  const std::vector<double> priors =
+      f.prior.empty() ? kDefaultPriors : parse_list("--prior", f.prior, kOpenUnit);
+
+  report::Report rep;
+  rep.command = "risk";
+  rep.inputs = std::move(run.inputs);
+  add_inputs(rep.inputs, choice);
+  rep.inputs.add("fpr", report::numbers(fprs));
+  rep.inputs.add("prior", report::numbers(priors));
+
+  const bool drawing = !f.svg.empty();
+  const std::vector<double> asked =
+      drawing ? curve_fprs(*std::min_element(fprs.begin(), fprs.end())) : fprs;
+  std::vector<AttackBounds> answers;
+  for (const auto& name : choice.names) {
+    auto accountant = make_accountant(name, choice.options);
+    if (auto why = accountant->unsupported_reason(*run.event)) {
+      if (choice.names.size() == 1) throw UnsupportedEvent(*why);
+      rep.footnotes.push_back("warning: skipped " + *why);
+      err << "dpbudget: warning: skipped " << *why << '\n';
+      continue;
+    }
+    accountant->compose(*run.event);
+    answers.push_back(accountant->attack_bounds(asked));
+  }
+  if (answers.empty()) throw UnsupportedEvent("no accountant supports this event");
+  if (drawing) {
+    draw(answers, fprs, f, out);
+    return kOk;
+  }
+
+  using report::Rounding;
+  for (const AttackBounds& a : answers) {
+    for (std::size_t i = 0; i < a.fpr.size(); ++i) {
+      report::Record r;
+      r.add("accountant", report::text(a.accountant));
+      r.add("neighbouring", report::hoisted(report::text(std::string(to_string(a.neighbouring)))));
+      r.add("bound", report::text(std::string(to_string(a.bound))));
+      r.add("fpr", report::number(a.fpr[i]));
+      report::Cell tpr = report::number(a.tpr[i], Rounding::up);
+      if (!a.tpr_lower.empty()) tpr.lower = a.tpr_lower[i];
+      r.add("tpr", tpr);
+      if (!a.tpr_lower.empty())
+        r.add("tpr_lower",
+              report::visible(report::number(a.tpr_lower[i], Rounding::down), report::Show::wide));
+      for (double prior : priors)
+        r.add(prior_key(prior),
+              report::number(precision_bound(prior, a.tpr[i], a.fpr[i]), Rounding::up));
+      report::Cell adv = report::number(a.advantage, Rounding::up);
+      if (a.advantage_lower) adv.lower = *a.advantage_lower;
+      r.add("advantage", adv);
+      if (a.advantage_lower)
+        r.add("advantage_lower", report::visible(report::number(*a.advantage_lower, Rounding::down),
+                                                 report::Show::wide));
+      rep.results.push_back(std::move(r));
+    }
+    for (const auto& n : a.notes) note(rep, n);
+  }
+  note(rep,
+       "tpr: the largest true-positive rate of any membership-inference attack at that "
+       "false-positive rate (pld: [lower, upper]); precision_prior_P: the largest share of "
+       "members among the records it flags when a share P of candidates are members; "
+       "advantage: the largest TPR - FPR at any rate");
+  finish(rep, f.output, out, err);
+  return kOk;
+}
+
+}  // namespace
+
+Verb setup_risk(CLI::App& app) {
+  auto f = std::make_shared<RiskFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "risk",
+      "membership-inference risk of a DP-SGD run (or --spec): bounds on any attack's "
+      "true-positive\n"
+      "  rate at each --fpr, its precision at each --prior, and its largest advantage\n"
+      "  example: dpbudget risk -q 0.01 --sigma 1 --steps 1000 --accountant all");
+  add_dp_sgd_flags(*cmd, f->run);
+  cmd->add_option("--fpr", f->fpr,
+                  "false-positive rate(s) in (0, 1) at which to bound the true-positive rate "
+                  "(default 0.001,0.01,0.1)");
+  cmd->add_option("--prior", f->prior,
+                  "share(s) of members among the attacked records, in (0, 1), for the precision "
+                  "bound (default 0.5,0.01)");
+  record_file(cmd->add_option("-o,--output", f->svg,
+                              "draw the trade-off curves to this SVG file (- for stdout) instead "
+                              "of a table"));
+  add_spec_flags(*cmd, f->spec);
+  add_accountant_flags(*cmd, f->accountant);
+  add_output_flags(*cmd, f->output);
+  add_wide_flag(*cmd, f->output);
+  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_risk(*f, out, err); }};
+}
+
+}  // namespace dpb::cli
