@@ -86,6 +86,10 @@ void draw(const std::vector<AttackBounds>& curves, const std::vector<double>& fp
 
 int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
   const auto neighbouring = neighbouring_of(f.spec);
+  if (f.spec.print) {
+    print_spec(f.spec, f.run, out);
+    return kOk;
+  }
   RunEvent run = load_run(f.spec, f.run);
   if (run.run) note_assumed_poisson(f.run, err);
   AccountantChoice choice = resolve(f.accountant);

@@ -201,3 +201,35 @@ TEST_CASE("risk: infinite loss and nothing composed are the trivial ends") {
   const std::vector<double> one{1.0};
   CHECK_THROWS_AS(acc->attack_bounds(one), InvalidParameter);
 }
+
+TEST_CASE("risk: pld against dp_accounting's get_true_positive_rates") {
+  // dp_accounting 0.6.0 (google/differential-privacy b5b0286), PLDAccountant()
+  // defaults (add/remove, interval 1e-4, pessimistic), get_true_positive_rates
+  // at FPR 0.001, 0.01, 0.1 and get_delta(0): an upper bound read from 3001
+  // (ε(δ), δ) points of the worst direction, so the truth is at most it.
+  struct Row {
+    double q, sigma;
+    std::int64_t steps;
+    double tpr[3], advantage;
+  };
+  const Row rows[] = {
+      {0.01, 1, 1000, {0.00406846977, 0.02913921464, 0.194201681}, 0.1610184208},
+      {1, 1, 1, {0.01829853933, 0.09236270466, 0.3891439292}, 0.3829249225},
+      {0.01, 1, 10000, {0.03801412523, 0.1539472415, 0.5050801265}, 0.4800807865},
+  };
+  const std::vector<double> fprs{1e-3, 1e-2, 0.1};
+  for (const Row& r : rows) {
+    const auto e = make_self_composed(r.steps, make_poisson_sampled(r.q, make_gaussian(r.sigma)));
+    const AttackBounds pld = bounds_of("pld", e, fprs);
+    for (std::size_t i = 0; i < fprs.size(); ++i) {
+      INFO("q ", r.q, " T ", r.steps, " fpr ", fprs[i]);
+      // Their figure is at least the truth, which is at least our lower end;
+      // our upper end is as tight (within the interval tolerance, 1e-3).
+      CHECK(pld.tpr_lower[i] <= r.tpr[i]);
+      CHECK(pld.tpr[i] <= r.tpr[i] * (1 + 1e-3));
+      CHECK(pld.tpr[i] >= r.tpr[i] * (1 - 3e-3));
+    }
+    CHECK(*pld.advantage_lower <= r.advantage);
+    CHECK(pld.advantage == doctest::Approx(r.advantage).epsilon(1e-3));
+  }
+}
