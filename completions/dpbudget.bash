@@ -90,6 +90,9 @@ _dpbudget() {
         --records-per-user) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
+        --max-tpr) COMPREPLY=(); return ;;
+        --at-fpr) COMPREPLY=(); return ;;
+        --max-advantage) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -101,7 +104,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -118,6 +121,9 @@ _dpbudget() {
         --records-per-user) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
+        --max-tpr) COMPREPLY=(); return ;;
+        --at-fpr) COMPREPLY=(); return ;;
+        --max-advantage) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -129,7 +135,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -146,6 +152,9 @@ _dpbudget() {
         --records-per-user) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
+        --max-tpr) COMPREPLY=(); return ;;
+        --at-fpr) COMPREPLY=(); return ;;
+        --max-advantage) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -157,7 +166,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sweep)
       case $prev in

@@ -17,7 +17,47 @@ namespace dpb {
 Guarantee EpsilonOracle::operator()(const DpEvent& event) const {
   auto acc = make_accountant(accountant, options);
   acc->compose(event);
-  return acc->epsilon(delta);
+  switch (measure) {
+    case Measure::epsilon:
+      return acc->epsilon(delta);
+    case Measure::tpr: {
+      const double fprs[] = {fpr};
+      const AttackBounds b = acc->attack_bounds(fprs);
+      Guarantee g;
+      g.accountant = b.accountant;
+      g.bound = b.bound;
+      g.neighbouring = b.neighbouring;
+      g.epsilon = b.tpr.front();
+      g.details = b.details;
+      g.details.emplace_back("fpr", fpr);
+      g.details.emplace_back("tpr", b.tpr.front());
+      g.notes = b.notes;
+      return g;
+    }
+    case Measure::advantage: {
+      // The advantage max_x (TPR(x) − x) is the total variation distance, δ(0).
+      Guarantee g = acc->delta(0);
+      g.epsilon = g.delta;
+      g.details.emplace_back("advantage", g.delta);
+      return g;
+    }
+  }
+  throw InvalidParameter("measure", "unknown");
+}
+
+std::string EpsilonOracle::quantity() const {
+  switch (measure) {
+    case Measure::epsilon:
+      return "epsilon";
+    case Measure::tpr: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "the TPR bound at FPR %.6g", fpr);
+      return buf;
+    }
+    case Measure::advantage:
+      return "the advantage";
+  }
+  return "epsilon";
 }
 
 namespace {
@@ -43,7 +83,8 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   };
   auto verified = [&](double s) -> SigmaSolution {
     if (!fits(eval(s), target_epsilon))  // cannot happen: every hi was checked
-      throw NoSolution("no noise multiplier found for epsilon " + num(target_epsilon));
+      throw NoSolution("no noise multiplier found for " + oracle.quantity() + " " +
+                       num(target_epsilon));
     return {s, eval(s)};
   };
 
@@ -55,8 +96,9 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   double hi = std::min(1.0, max_sigma), lo = 0;
   while (!fits(eval(hi), target_epsilon)) {
     if (hi >= max_sigma)
-      throw NoSolution("epsilon " + num(target_epsilon) + " needs a noise multiplier above " +
-                       num(max_sigma) + " (--max-sigma); at that sigma epsilon is " +
+      throw NoSolution(oracle.quantity() + " " + num(target_epsilon) +
+                       " needs a noise multiplier above " + num(max_sigma) +
+                       " (--max-sigma); at that sigma " + oracle.quantity() + " is " +
                        num(eval(hi).epsilon));
     double next = 2 * hi;
     if (lo > 0) {
@@ -196,8 +238,8 @@ CountSolution largest_integer(const std::function<EventPtr(std::int64_t)>& event
   };
   Guarantee g_lo = eval(lo);
   if (!fits(g_lo, target_epsilon))
-    throw NoSolution("even " + std::to_string(lo) + " gives epsilon " + num(g_lo.epsilon) + " > " +
-                     num(target_epsilon));
+    throw NoSolution("even " + std::to_string(lo) + " gives " + oracle.quantity() + " " +
+                     num(g_lo.epsilon) + " > " + num(target_epsilon));
   Guarantee g_hi = eval(hi);
   if (fits(g_hi, target_epsilon)) return {hi, g_hi};
   auto [n, g] = narrow(eval, target_epsilon, lo, std::move(g_lo), hi, std::move(g_hi), 0.0);
@@ -211,12 +253,17 @@ CountSolution largest_count(const std::function<EventPtr(std::int64_t)>& event_o
   };
   const Guarantee g1 = eval(1);
   if (!fits(g1, target_epsilon))
-    throw NoSolution("one step already spends epsilon " + num(g1.epsilon) + " > " +
-                     num(target_epsilon));
+    throw NoSolution((oracle.measure == Measure::epsilon
+                          ? "one step already spends epsilon "
+                          : "one step already gives " + oracle.quantity() + " ") +
+                     num(g1.epsilon) + " > " + num(target_epsilon));
   // A closed form (RDP, SPEC §8) gives the answer up to rounding: check it and
   // its neighbour, and fall back to the search when the check fails.
   auto acc = make_accountant(oracle.accountant, oracle.options);
-  if (auto hint = acc->largest_count_hint(*event_of(1), target_epsilon, oracle.delta)) {
+  // (The closed form is of ε only.)
+  if (auto hint = oracle.measure == Measure::epsilon
+                      ? acc->largest_count_hint(*event_of(1), target_epsilon, oracle.delta)
+                      : std::nullopt) {
     const std::int64_t n = std::clamp<std::int64_t>(*hint, 1, kUnboundedCount);
     Guarantee g = eval(n);
     if (fits(g, target_epsilon) && (n == kUnboundedCount || !fits(eval(n + 1), target_epsilon)))
@@ -268,8 +315,8 @@ RateSolution largest_value(const std::function<EventPtr(double)>& event_of,
   const std::function<Guarantee(double)> eval = [&](double x) { return oracle(*event_of(x)); };
   Guarantee g_lo = eval(lo);
   if (!fits(g_lo, target_epsilon))
-    throw NoSolution("even " + num(lo) + " gives epsilon " + num(g_lo.epsilon) + " > " +
-                     num(target_epsilon));
+    throw NoSolution("even " + num(lo) + " gives " + oracle.quantity() + " " + num(g_lo.epsilon) +
+                     " > " + num(target_epsilon));
   Guarantee g_hi = eval(hi);
   if (fits(g_hi, target_epsilon)) return {hi, g_hi};
   auto [x, g] = narrow(eval, target_epsilon, lo, std::move(g_lo), hi, std::move(g_hi), tolerance);

@@ -14,12 +14,26 @@
 
 namespace dpb {
 
-/// ε(δ) of an event under one accountant, built fresh for each question.
+/// What a solver keeps at or below its target: ε at δ (SPEC §8), or a
+/// membership-inference risk (SPEC §11) — the TPR bound at one FPR, or the
+/// advantage (δ at ε = 0). Each is monotone like ε: smaller with more noise,
+/// larger with more steps or a larger sampling rate.
+enum class Measure { epsilon, tpr, advantage };
+
+/// The measured quantity of an event under one accountant, built fresh for
+/// each question. For a risk measure the returned guarantee carries the
+/// measured value in `epsilon` (so every solver below reads one field) and
+/// names it in `details` ("tpr" at "fpr", or "advantage").
 struct EpsilonOracle {
   std::string accountant;
   AccountantOptions options;
-  double delta;
+  double delta = 0;  ///< Measure::epsilon only
+  Measure measure = Measure::epsilon;
+  double fpr = 0;  ///< Measure::tpr only
   Guarantee operator()(const DpEvent& event) const;
+  /// The measured quantity in words, for messages ("epsilon", "the TPR bound
+  /// at FPR 0.01", "the advantage").
+  std::string quantity() const;
 };
 
 struct SigmaSolution {

@@ -30,9 +30,16 @@ SolveSettings resolve_solve_flags(const std::string& tolerance, const std::strin
 Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accountant,
                  const AccountantOptions& options, double target_epsilon, double delta,
                  const SolveSettings& settings) {
+  return solve_run(run, unknown, accountant, options, target_epsilon,
+                   SolveTarget{Measure::epsilon, delta, 0}, settings);
+}
+
+Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accountant,
+                 const AccountantOptions& options, double target_epsilon, const SolveTarget& what,
+                 const SolveSettings& settings) {
   AccountantOptions run_options = options;
   if (auto relation = run_neighbouring(run)) run_options.neighbouring = relation;
-  const EpsilonOracle oracle{accountant, run_options, delta};
+  const EpsilonOracle oracle{accountant, run_options, what.delta, what.measure, what.fpr};
   Solved out{run, {}};
   switch (unknown) {
     case Unknown::noise_multiplier: {
@@ -111,11 +118,12 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
   throw UsageError("nothing to solve for");
 }
 
-report::Record solved_record(const Solved& solved, Unknown unknown, double target_epsilon) {
+namespace {
+
+/// The solved quantity's columns (noise_multiplier; steps and epochs;
+/// sampling_rate, batch_size and steps).
+void add_solved_quantity(report::Record& r, const DpSgdRun& run, Unknown unknown) {
   using report::Rounding;
-  report::Record r = guarantee_record(solved.guarantee, /*solved_delta=*/false);
-  r.add("target_epsilon", report::hoisted(report::number(target_epsilon)));
-  const DpSgdRun& run = solved.run;
   switch (unknown) {
     case Unknown::noise_multiplier:
       r.add("noise_multiplier", report::number(run.noise_multiplier, Rounding::up));
@@ -137,7 +145,35 @@ report::Record solved_record(const Solved& solved, Unknown unknown, double targe
     case Unknown::none:
       break;
   }
+}
+
+}  // namespace
+
+report::Record solved_record(const Solved& solved, Unknown unknown, double target_epsilon) {
+  report::Record r = guarantee_record(solved.guarantee, /*solved_delta=*/false);
+  r.add("target_epsilon", report::hoisted(report::number(target_epsilon)));
+  add_solved_quantity(r, solved.run, unknown);
   details_last(r);
+  return r;
+}
+
+report::Record solved_risk_record(const Solved& solved, Unknown unknown, Measure measure,
+                                  double target, double fpr) {
+  using report::Rounding;
+  const Guarantee& g = solved.guarantee;
+  report::Record r;
+  r.add("accountant", report::text(g.accountant));
+  r.add("neighbouring", report::hoisted(report::text(std::string(to_string(g.neighbouring)))));
+  r.add("bound", report::text(std::string(to_string(g.bound))));
+  if (measure == Measure::tpr) {
+    r.add("target_tpr", report::hoisted(report::number(target)));
+    r.add("at_fpr", report::hoisted(report::number(fpr)));
+  } else {
+    r.add("target_advantage", report::hoisted(report::number(target)));
+  }
+  add_solved_quantity(r, solved.run, unknown);
+  // The achieved risk (an upper bound, or the accountant's approximation).
+  r.add(measure == Measure::tpr ? "tpr" : "advantage", report::number(g.epsilon, Rounding::up));
   return r;
 }
 
@@ -148,8 +184,69 @@ struct SolverFlags {
   AccountantFlags accountant;
   OutputFlags output;
   std::vector<std::string> epsilons, deltas;
+  std::vector<std::string> max_tpr, at_fpr, max_advantage;  ///< risk targets (SPEC §11)
   std::string tolerance, max_sigma;
 };
+
+/// Which target the flags give: --epsilon at --delta, --max-tpr at --at-fpr,
+/// or --max-advantage; exactly one, each with only its own companions.
+Measure target_measure(const SolverFlags& f) {
+  const int given = !f.epsilons.empty() + !f.max_tpr.empty() + !f.max_advantage.empty();
+  if (given > 1)
+    throw UsageError(
+        "give one target: --epsilon (with --delta), --max-tpr (with --at-fpr) or "
+        "--max-advantage");
+  if (!f.at_fpr.empty() && f.max_tpr.empty()) throw UsageError("--at-fpr: goes with --max-tpr");
+  if (!f.max_tpr.empty() || !f.max_advantage.empty()) {
+    if (!f.deltas.empty())
+      throw UsageError(std::string("--delta: goes with --epsilon, not ") +
+                       (f.max_tpr.empty() ? "--max-advantage" : "--max-tpr"));
+    if (!f.max_tpr.empty() && f.at_fpr.empty())
+      throw UsageError("--at-fpr is required with --max-tpr (the false-positive rate)");
+    return f.max_tpr.empty() ? Measure::advantage : Measure::tpr;
+  }
+  if (f.epsilons.empty())
+    throw UsageError(
+        "--epsilon is required (the target), or --max-tpr with --at-fpr, or --max-advantage");
+  if (f.deltas.empty()) throw UsageError("--delta is required");
+  return Measure::epsilon;
+}
+
+int run_risk_solver(const SolverFlags& f, const std::string& name, Unknown unknown, Measure measure,
+                    const DpSgdRun& run, const AccountantChoice& choice,
+                    const SolveSettings& settings, std::ostream& out, std::ostream& err) {
+  double fpr = 0;
+  std::vector<double> targets;
+  if (measure == Measure::tpr) {
+    fpr = parse_real("--at-fpr", f.at_fpr.size() == 1 ? f.at_fpr.front() : "", kOpenUnit);
+    targets = parse_list("--max-tpr", f.max_tpr, kOpenUnit);
+    for (double t : targets)
+      if (!(t > fpr))
+        throw UsageError(
+            "--max-tpr: must be above --at-fpr (guessing at random already reaches TPR = FPR)");
+  } else {
+    targets = parse_list("--max-advantage", f.max_advantage, kOpenUnit);
+  }
+  report::Report rep;
+  rep.command = name;
+  add_inputs(rep.inputs, run, unknown);
+  add_inputs(rep.inputs, choice);
+  for (const auto& accountant : choice.names)
+    for (double target : targets) {
+      const Solved solved = solve_run(run, unknown, accountant, choice.options, target,
+                                      SolveTarget{measure, 0, fpr}, settings);
+      rep.results.push_back(solved_risk_record(solved, unknown, measure, target, fpr));
+      collect_remarks(solved.guarantee, rep, err);
+    }
+  rep.footnotes.push_back(
+      measure == Measure::tpr
+          ? "note: tpr: the largest true-positive rate of any membership-inference attack at "
+            "false-positive rate at_fpr (SPEC 11), at most target_tpr"
+          : "note: advantage: the largest TPR - FPR of any membership-inference attack (the "
+            "total variation distance, delta at epsilon 0), at most target_advantage");
+  emit(rep, f.output, out);
+  return kOk;
+}
 
 int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, std::ostream& out,
                std::ostream& err) {
@@ -159,8 +256,9 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);
   const SolveSettings settings = resolve_solve_flags(f.tolerance, f.max_sigma);
-  if (f.epsilons.empty()) throw UsageError("--epsilon is required (the target)");
-  if (f.deltas.empty()) throw UsageError("--delta is required");
+  const Measure measure = target_measure(f);
+  if (measure != Measure::epsilon)
+    return run_risk_solver(f, name, unknown, measure, run, choice, settings, out, err);
   const auto targets = parse_list("--epsilon", f.epsilons, kNonNegative);
   const auto deltas = parse_list("--delta", f.deltas, kOpenUnit);
 
@@ -189,6 +287,13 @@ Verb setup_solver_verb(CLI::App& app, const std::string& name, const std::string
   add_dp_sgd_flags(*cmd, f->run);
   cmd->add_option("--epsilon", f->epsilons, "target epsilon(s) >= 0; several give one row each");
   cmd->add_option("--delta", f->deltas, "delta(s) in (0, 1)");
+  cmd->add_option("--max-tpr", f->max_tpr,
+                  "instead of --epsilon: largest true-positive rate(s) of any membership-inference "
+                  "attack at --at-fpr, in (0, 1)");
+  cmd->add_option("--at-fpr", f->at_fpr, "the false-positive rate of --max-tpr, in (0, 1)");
+  cmd->add_option("--max-advantage", f->max_advantage,
+                  "instead of --epsilon: largest advantage TPR - FPR of any membership-inference "
+                  "attack, in (0, 1)");
   add_accountant_flags(*cmd, f->accountant);
   add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output);

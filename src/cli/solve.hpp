@@ -5,6 +5,7 @@
 #include <string>
 
 #include "accounting/accountant.hpp"
+#include "accounting/calibration.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/run_parameters.hpp"
 #include "cli/verbs.hpp"
@@ -23,6 +24,24 @@ struct Solved {
   DpSgdRun run;  ///< with the unknown filled in
   Guarantee guarantee;
 };
+
+/// What a solver keeps under the target: ε at `delta`, the TPR bound at
+/// `fpr`, or the advantage (accounting/calibration.hpp, Measure).
+struct SolveTarget {
+  Measure measure = Measure::epsilon;
+  double delta = 0;
+  double fpr = 0;
+};
+
+/// Solves `unknown` of `run` so that the measure of `what` ≤ target.
+Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accountant,
+                 const AccountantOptions& options, double target, const SolveTarget& what,
+                 const SolveSettings& settings);
+
+/// The result row of a run solved for a risk target: accountant, relation,
+/// bound, the target, the solved quantity, and the risk achieved.
+report::Record solved_risk_record(const Solved& solved, Unknown unknown, Measure measure,
+                                  double target, double fpr);
 
 /// Solves `unknown` of `run` so that ε ≤ target_epsilon at δ: the smallest σ,
 /// the largest T, or the largest q (the largest batch size when N is known).

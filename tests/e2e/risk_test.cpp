@@ -5,7 +5,10 @@
 
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "refused.hpp"
 #include "run.hpp"
@@ -120,4 +123,81 @@ TEST_CASE("risk: bad rates and priors are refused naming the flag") {
   check_refused(
       run_dpbudget({"risk", "--spec", "-", "--accountant", "gdp"}, R"({"laplace": {"scale": 1}})"),
       {"gdp"});
+}
+
+namespace {
+
+/// The TPR bound (or advantage) `risk` prints for one run and accountant.
+double risk_of(const std::string& accountant, const std::string& sigma, const std::string& key,
+               const std::string& fpr = "0.001") {
+  const auto doc =
+      json_of(run_dpbudget({"risk", "-q", "0.01", "--steps", "1000", "--sigma", sigma,
+                            "--accountant", accountant, "--fpr", fpr, "--format", "json"}));
+  return doc["results"][0][key].get<double>();
+}
+
+std::string text_of(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "calibrating to a risk: the sigma found meets the target in risk, and a little less does not") {
+  const double tolerance = 1e-4;  // sigma's default --tolerance
+  for (const char* accountant : {"rdp", "gdp", "pld"}) {
+    INFO(accountant);
+    const auto doc = json_of(
+        run_dpbudget({"sigma", "-q", "0.01", "--steps", "1000", "--max-tpr", "0.01", "--at-fpr",
+                      "0.001", "--accountant", accountant, "--format", "json"}));
+    const auto& row = doc["results"][0];
+    CHECK(row["target_tpr"] == 0.01);
+    CHECK(row["at_fpr"] == 0.001);
+    const double sigma = row["noise_multiplier"].get<double>();
+    CHECK(row["tpr"].get<double>() <= 0.01);
+    CHECK(risk_of(accountant, text_of(sigma), "tpr") <= 0.01);
+    // pld's bound moves with its grid by up to its interval width (1e-3
+    // relative), so a step of 2·tolerance below is only checked for the
+    // smooth bounds.
+    if (std::string(accountant) != "pld")
+      CHECK(risk_of(accountant, text_of(sigma * (1 - 2 * tolerance)), "tpr") > 0.01);
+    else
+      CHECK(risk_of(accountant, text_of(sigma * (1 - 2e-2)), "tpr") > 0.01);
+  }
+  // The advantage, through steps: the largest T within it, and T + 1 is over.
+  const auto doc = json_of(run_dpbudget({"steps", "-q", "0.01", "--sigma", "1", "--max-advantage",
+                                         "0.2", "--accountant", "rdp", "--format", "json"}));
+  const auto steps = doc["results"][0]["steps"].get<std::int64_t>();
+  CHECK(doc["results"][0]["advantage"].get<double>() <= 0.2);
+  auto advantage_at = [](std::int64_t t) {
+    const auto d =
+        json_of(run_dpbudget({"risk", "-q", "0.01", "--sigma", "1", "--steps", std::to_string(t),
+                              "--accountant", "rdp", "--format", "json"}));
+    return d["results"][0]["advantage"].get<double>();
+  };
+  CHECK(advantage_at(steps) <= 0.2);
+  CHECK(advantage_at(steps + 1) > 0.2);
+}
+
+TEST_CASE("calibrating to a risk: one target at a time, each with its own companions") {
+  const std::vector<std::string> run{"sigma", "-q", "0.01", "--steps", "1000"};
+  auto with = [&](std::initializer_list<std::string> more) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), more);
+    return run_dpbudget(args);
+  };
+  check_refused(with({"--max-tpr", "0.1", "--epsilon", "1", "--delta", "1e-5"}),
+                {"--epsilon", "--max-tpr", "--max-advantage"});
+  check_refused(with({"--max-tpr", "0.1"}), {"--at-fpr"});
+  check_refused(with({"--at-fpr", "0.1", "--epsilon", "1", "--delta", "1e-5"}),
+                {"--at-fpr", "--max-tpr"});
+  check_refused(with({"--max-tpr", "0.1", "--at-fpr", "0.01", "--delta", "1e-5"}),
+                {"--delta", "--max-tpr"});
+  check_refused(with({"--max-tpr", "0.001", "--at-fpr", "0.01"}), {"--max-tpr", "--at-fpr"});
+  check_refused(with({"--max-tpr", "1.5", "--at-fpr", "0.01"}), {"--max-tpr"});
+  check_refused(with({"--max-advantage", "0"}), {"--max-advantage"});
+  check_refused(with({"--max-advantage", "0.1", "--delta", "1e-5"}), {"--delta"});
+  check_refused(with({}), {"--epsilon", "--max-tpr", "--max-advantage"});
 }
