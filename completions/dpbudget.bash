@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report' -- "$cur"))
         return
       fi
       ;;
@@ -380,6 +380,36 @@ _dpbudget() {
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --fpr --prior -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      ;;
+    report)
+      case $prev in
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --batch-size) COMPREPLY=(); return ;;
+        --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --fpr) COMPREPLY=(); return ;;
+        --prior) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'markdown html' -- "$cur")); return ;;
+        -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
       ;;
     *) return ;;
   esac

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "accounting/errors.hpp"
 #include "accounting/log_math.hpp"
@@ -10,8 +9,6 @@
 
 namespace dpb {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Bisection of the Rényi constraint on p ∈ [x, 1]: 200 halvings reach the
 /// spacing of doubles near any p, so the upper end is the bound to the last

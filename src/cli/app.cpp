@@ -99,6 +99,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
            setup_events,
            setup_audit,
            setup_risk,
+           setup_report,
        }) {
     verbs.push_back(setup(app));
     verbs.back().command->footer(kExitStatusHelp);

@@ -2,6 +2,8 @@
 // (SPEC §11): for each accountant, a bound on any attacker's true-positive
 // rate at each --fpr, the precision of its guesses at each --prior, and the
 // largest advantage TPR − FPR; or the trade-off curves drawn (-o FILE).
+#include "cli/risk.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -24,11 +26,6 @@
 namespace dpb::cli {
 namespace {
 
-/// Defaults of --fpr and --prior (issue 16): the low false-positive rates
-/// membership-inference papers report, and a balanced and a rare-member prior.
-const std::vector<double> kDefaultFprs{1e-3, 1e-2, 0.1};
-const std::vector<double> kDefaultPriors{0.5, 0.01};
-
 /// The drawn curve: this many false-positive rates, log-spaced from
 /// kCurveSmallestFpr (or the smallest --fpr) to kCurveLargestFpr.
 constexpr int kCurvePoints = 120;
@@ -46,42 +43,6 @@ struct RiskFlags {
 
 std::string prior_key(double prior) {
   return "precision_prior_" + report::format_number(prior, 6, report::Rounding::nearest);
-}
-
-std::vector<double> curve_fprs(double smallest) {
-  const double lo = std::min(kCurveSmallestFpr, smallest);
-  std::vector<double> x(kCurvePoints);
-  for (int i = 0; i < kCurvePoints; ++i)
-    x[static_cast<std::size_t>(i)] =
-        lo * std::pow(kCurveLargestFpr / lo, static_cast<double>(i) / (kCurvePoints - 1));
-  return x;
-}
-
-void draw(const std::vector<AttackBounds>& curves, const std::vector<double>& fprs,
-          const RiskFlags& f, std::ostream& out) {
-  report::Chart chart;
-  chart.title = "Membership inference: largest true-positive rate of any attack";
-  chart.x_label = "false-positive rate";
-  chart.y_label = "true-positive rate (upper bound)";
-  chart.log_x = true;
-  for (const auto& c : curves) {
-    report::Series s{c.accountant + " (" + std::string(to_string(c.bound)) + ")", c.fpr, c.tpr,
-                     c.bound != BoundKind::upper};
-    chart.series.push_back(std::move(s));
-  }
-  report::Series guess{"random guess: TPR = FPR", {}, {}, true};
-  guess.x = curves.front().fpr;
-  guess.y = curves.front().fpr;
-  chart.series.push_back(std::move(guess));
-  // The asked rates as vertical marks, one series broken between them.
-  report::Series marks{"--fpr", {}, {}, true};
-  for (double x : fprs) {
-    marks.x.insert(marks.x.end(), {x, x, x});
-    marks.y.insert(marks.y.end(), {0.0, 1.0, std::nan("")});
-  }
-  chart.series.push_back(std::move(marks));
-  chart.caption.push_back("TPR <= 1 - f(FPR), f the trade-off function (Dong, Roth & Su 2022)");
-  write_svg(chart, f.svg, out);
 }
 
 int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
@@ -124,7 +85,7 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
   }
   if (answers.empty()) throw UnsupportedEvent("no accountant supports this event");
   if (drawing) {
-    draw(answers, fprs, f, out);
+    write_svg(tradeoff_chart(answers, fprs), f.svg, out);
     return kOk;
   }
 
@@ -165,6 +126,37 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
 }
 
 }  // namespace
+
+std::vector<double> curve_fprs(double smallest) {
+  const double lo = std::min(kCurveSmallestFpr, smallest);
+  std::vector<double> x(kCurvePoints);
+  for (int i = 0; i < kCurvePoints; ++i)
+    x[static_cast<std::size_t>(i)] =
+        lo * std::pow(kCurveLargestFpr / lo, static_cast<double>(i) / (kCurvePoints - 1));
+  return x;
+}
+
+report::Chart tradeoff_chart(const std::vector<AttackBounds>& curves,
+                             const std::vector<double>& marks) {
+  report::Chart chart;
+  chart.title = "Membership inference: largest true-positive rate of any attack";
+  chart.x_label = "false-positive rate";
+  chart.y_label = "true-positive rate (upper bound)";
+  chart.log_x = true;
+  for (const auto& c : curves)
+    chart.series.push_back({c.accountant + " (" + std::string(to_string(c.bound)) + ")", c.fpr,
+                            c.tpr, c.bound != BoundKind::upper});
+  chart.series.push_back({"random guess: TPR = FPR", curves.front().fpr, curves.front().fpr, true});
+  // The asked rates as vertical marks, one series broken between them.
+  report::Series m{"--fpr", {}, {}, true};
+  for (double x : marks) {
+    m.x.insert(m.x.end(), {x, x, x});
+    m.y.insert(m.y.end(), {0.0, 1.0, std::nan("")});
+  }
+  chart.series.push_back(std::move(m));
+  chart.caption.push_back("TPR <= 1 - f(FPR), f the trade-off function (Dong, Roth & Su 2022)");
+  return chart;
+}
 
 Verb setup_risk(CLI::App& app) {
   auto f = std::make_shared<RiskFlags>();

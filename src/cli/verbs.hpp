@@ -32,5 +32,6 @@ Verb setup_plot(CLI::App& app);
 Verb setup_events(CLI::App& app);
 Verb setup_audit(CLI::App& app);
 Verb setup_risk(CLI::App& app);
+Verb setup_report(CLI::App& app);
 
 }  // namespace dpb::cli

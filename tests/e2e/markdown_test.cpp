@@ -96,6 +96,8 @@ TEST_CASE("markdown: every verb that prints a table takes --format markdown") {
   const std::vector<std::vector<std::string>> commands = {
       {"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
       {"delta", "-q", "0.01", "--sigma", "1", "--steps", "100", "--epsilon", "1"},
+      {"risk", "-q", "0.01", "--sigma", "1", "--steps", "100", "--accountant", "rdp,pld"},
+      {"sigma", "-q", "0.01", "--steps", "100", "--max-tpr", "0.05", "--at-fpr", "0.01"},
       {"sigma", "-q", "0.01", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
       {"steps", "-q", "0.01", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"},
       {"sampling-rate", "--sigma", "1", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},

@@ -11,7 +11,8 @@
 // every number in the arguments is at most 1000 in magnitude, at most one
 // argument is a range (a ':'), its steps are at least 0.1, and `pld` (the
 // accountant whose answer may take seconds by design; tests/accounting/
-// extreme_inputs_test.cpp covers it) is not asked for. Arguments that name
+// extreme_inputs_test.cpp covers it) is not asked for, nor `report` without
+// --accountant (it runs every accountant). Arguments that name
 // stdin ("-") or a path with '/' are skipped too: the fuzzer runs in a
 // scratch directory and may only read and write files there.
 #include <unistd.h>
@@ -56,6 +57,13 @@ bool numbers_small(const std::string& arg, bool in_range) {
 }
 
 bool acceptable(const std::vector<std::string>& args) {
+  // `report` runs every accountant (pld too) unless --accountant says which.
+  bool report = false, accountant = false;
+  for (const auto& a : args) {
+    report = report || a == "report";
+    accountant = accountant || a.rfind("--accountant", 0) == 0;
+  }
+  if (report && !accountant) return false;
   int ranges = 0;
   for (const auto& a : args) {
     if (a == "-" || a.find('/') != std::string::npos || a.find("pld") != std::string::npos)

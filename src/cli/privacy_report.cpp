@@ -1,0 +1,395 @@
+// dpbudget report: a privacy statement for a model card, as Markdown or one
+// self-contained HTML page: the parameters a reader needs to judge the claim
+// (Ponomareva et al. 2023, "How to DP-fy ML", §5.3: unit of privacy,
+// neighbouring relation, sampling, accountant, ε at δ, δ against 1/N, noise,
+// steps, clipping), each accountant's ε with its bound label, the attack
+// risk of `risk`, the ε-versus-steps and trade-off curves, and references.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "accounting/attack_risk.hpp"
+#include "accounting/errors.hpp"
+#include "cli/accountant_flags.hpp"
+#include "cli/choices.hpp"
+#include "cli/errors.hpp"
+#include "cli/parse.hpp"
+#include "cli/result_rows.hpp"
+#include "cli/risk.hpp"
+#include "cli/run_parameters.hpp"
+#include "cli/spec_verb.hpp"
+#include "cli/verbs.hpp"
+#include "dpbudget/version.hpp"
+#include "report/document.hpp"
+#include "report/number_format.hpp"
+
+namespace dpb::cli {
+namespace {
+
+enum class DocFormat { markdown, html };
+inline constexpr std::array<Choice<DocFormat>, 2> kDocFormatChoices{{
+    {"markdown", DocFormat::markdown},
+    {"html", DocFormat::html},
+}};
+
+/// Points of the ε-versus-steps curve (log-spaced step counts from 1 to T).
+constexpr int kStepCurvePoints = 16;
+/// Rows of its Markdown table (a subset of the points).
+constexpr int kStepTableRows = 6;
+/// A log ε axis when the curves span more than this factor (as `plot` does).
+constexpr double kLogAxisSpan = 30;
+
+struct ReportFlags {
+  DpSgdFlags run;
+  AccountantFlags accountant;
+  SpecFlags spec;
+  std::vector<std::string> deltas, fpr, prior;
+  std::string clipping_norm;
+  std::string format = "markdown";
+  std::string output;  ///< -o; empty or "-": stdout
+};
+
+using report::Rounding;
+
+std::string up(double v) { return report::format_number(v, 6, Rounding::up); }
+std::string down(double v) { return report::format_number(v, 6, Rounding::down); }
+std::string plain(double v) { return report::format_number(v, 6, Rounding::nearest); }
+
+std::string epsilon_text(const Guarantee& g) {
+  if (g.epsilon_lower) return "[" + down(*g.epsilon_lower) + ", " + up(g.epsilon) + "]";
+  return up(g.epsilon);
+}
+
+std::string relation_words(Neighbouring n) {
+  switch (n) {
+    case Neighbouring::add_remove:
+      return "add/remove: the two datasets differ by one unit of privacy added or removed";
+    case Neighbouring::replace_one:
+      return "replace-one: the two datasets differ by one unit of privacy replaced by another";
+    case Neighbouring::replace_special:
+      return "replace-special (zero-out): one unit of privacy replaced by a null record";
+  }
+  return "";
+}
+
+std::string sampling_words(const DpSgdRun& run) {
+  switch (run.sampling) {
+    case Sampling::poisson:
+      return "Poisson: each record in each step independently with probability q";
+    case Sampling::without_replacement:
+      return "without replacement: each step a uniformly random batch of exactly B records";
+    case Sampling::shuffle:
+      return "shuffle: a fresh random permutation each epoch, cut into consecutive batches";
+    case Sampling::balls_in_bins:
+      return "balls-in-bins: each epoch each record goes to " + std::to_string(run.participations) +
+             " uniformly chosen step(s)";
+  }
+  return "";
+}
+
+report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& clipping,
+                              const std::string& accountants) {
+  report::Table t{{"parameter", "value"}, {}, {false, false}};
+  auto row = [&](std::string name, std::string value) {
+    t.rows.push_back({std::move(name), std::move(value)});
+  };
+  row("sampling", sampling_words(run));
+  row("sampling rate q", plain(run.sampling_rate));
+  if (run.dataset_size) row("dataset size N", std::to_string(*run.dataset_size));
+  if (run.batch_size) row("batch size B", std::to_string(*run.batch_size));
+  row("noise multiplier sigma (noise std / clipping norm)", plain(run.noise_multiplier));
+  if (clipping) {
+    row("clipping norm C", plain(*clipping));
+    row("noise standard deviation sigma C", plain(run.noise_multiplier * *clipping));
+  }
+  row("steps T", std::to_string(run.steps));
+  if (run.epochs) row("epochs", plain(*run.epochs));
+  row("unit of privacy",
+      run.records_per_user == 1
+          ? "one record"
+          : "one user with " + std::to_string(run.records_per_user) + " records (user-level)");
+  row("neighbouring relation", relation_words(run_relation(run)));
+  row("accountants", accountants);
+  return t;
+}
+
+/// ε of the run at each of `steps` (ε-versus-steps), one series per accountant.
+report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta) {
+  std::vector<std::int64_t> steps;
+  for (int i = 0; i < kStepCurvePoints; ++i) {
+    const double x =
+        std::pow(static_cast<double>(base.steps), static_cast<double>(i) / (kStepCurvePoints - 1));
+    const auto t = std::max<std::int64_t>(1, std::llround(x));
+    if (steps.empty() || t > steps.back()) steps.push_back(t);
+  }
+  steps.back() = base.steps;
+  report::Figure fig;
+  fig.chart.title = "privacy loss against training steps";
+  fig.chart.x_label = "steps";
+  fig.chart.y_label = "epsilon at delta = " + plain(delta);
+  fig.chart.log_x = true;
+  fig.caption = "Epsilon at delta = " + plain(delta) + " after each number of steps";
+  fig.fallback.header = {"steps"};
+  fig.fallback.numeric = {true};
+  std::vector<std::vector<std::string>> columns;
+  for (const auto& name : choice.names) {
+    AccountantOptions options = choice.options;
+    options.neighbouring = run_neighbouring(base);
+    report::Series s;
+    std::vector<std::string> cells;
+    bool approximate = false, skipped = false;
+    for (std::int64_t t : steps) {
+      auto accountant = make_accountant(name, options);
+      DpSgdRun run = base;
+      run.steps = t;
+      const EventPtr e = dp_sgd_event(run);
+      if (accountant->unsupported_reason(*e)) {
+        skipped = true;
+        break;
+      }
+      accountant->compose(*e);
+      const Guarantee g = accountant->epsilon(delta);
+      s.x.push_back(static_cast<double>(t));
+      s.y.push_back(g.epsilon);
+      cells.push_back(up(g.epsilon));
+      approximate = approximate || g.bound == BoundKind::approximate;
+    }
+    if (skipped) continue;
+    s.label = name + (approximate ? " (approximation)" : " (upper bound)");
+    s.dashed = approximate;
+    fig.chart.series.push_back(std::move(s));
+    fig.fallback.header.push_back(name + (approximate ? " (approximate)" : ""));
+    fig.fallback.numeric.push_back(true);
+    columns.push_back(std::move(cells));
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& s : fig.chart.series)
+    for (double y : s.y)
+      if (y > 0 && std::isfinite(y)) lo = std::min(lo, y), hi = std::max(hi, y);
+  fig.chart.log_y = hi > kLogAxisSpan * lo;
+  // The Markdown table: a few of the points, always the last.
+  const std::size_t n = steps.size();
+  for (int r = 0; r < kStepTableRows; ++r) {
+    const std::size_t i = std::min(n - 1, (n - 1) * static_cast<std::size_t>(r) /
+                                              static_cast<std::size_t>(kStepTableRows - 1));
+    std::vector<std::string> row{std::to_string(steps[i])};
+    for (const auto& c : columns) row.push_back(c[i]);
+    if (fig.fallback.rows.empty() || fig.fallback.rows.back().front() != row.front())
+      fig.fallback.rows.push_back(std::move(row));
+  }
+  return fig;
+}
+
+int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
+  const auto neighbouring = neighbouring_of(f.spec);
+  if (f.spec.print) {
+    print_spec(f.spec, f.run, out);
+    return kOk;
+  }
+  const DocFormat format = parse_choice("--format", f.format, kDocFormatChoices);
+  RunEvent run = load_run(f.spec, f.run);
+  if (run.run) note_assumed_poisson(f.run, err);
+  AccountantFlags accountant_flags = f.accountant;
+  if (accountant_flags.accountant.empty()) accountant_flags.accountant = {"all"};
+  AccountantChoice choice = resolve(accountant_flags);
+  choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
+  if (f.deltas.empty()) throw UsageError("--delta is required");
+  const auto deltas = parse_list("--delta", f.deltas, kOpenUnit);
+  const auto fprs = f.fpr.empty() ? kDefaultFprs : parse_list("--fpr", f.fpr, kOpenUnit);
+  const auto priors = f.prior.empty() ? kDefaultPriors : parse_list("--prior", f.prior, kOpenUnit);
+  std::optional<double> clipping;
+  if (!f.clipping_norm.empty()) {
+    if (!run.run) throw UsageError("--clipping-norm: goes with the run parameters, not --spec");
+    clipping = parse_real("--clipping-norm", f.clipping_norm, kPositive);
+  }
+
+  // ε at each δ, per accountant (skipped ones named).
+  std::vector<Guarantee> rows;
+  std::vector<std::string> skipped, used;
+  for (const auto& a : account(*run.event, choice, deltas, /*solve_delta=*/false)) {
+    if (a.unsupported) {
+      skipped.push_back(*a.unsupported);
+      err << "dpbudget: warning: skipped " << *a.unsupported << '\n';
+      continue;
+    }
+    used.push_back(a.accountant);
+    rows.insert(rows.end(), a.guarantees.begin(), a.guarantees.end());
+  }
+  if (rows.empty()) throw UsageError("no accountant supports this event");
+  // Risk: each used accountant's bounds at the asked rates and along a curve.
+  std::vector<AttackBounds> risks, curves;
+  const std::vector<double> curve_x = curve_fprs(*std::min_element(fprs.begin(), fprs.end()));
+  for (const auto& name : used) {
+    auto acc = make_accountant(name, choice.options);
+    acc->compose(*run.event);
+    risks.push_back(acc->attack_bounds(fprs));
+    curves.push_back(acc->attack_bounds(curve_x));
+  }
+
+  report::Document doc;
+  doc.title = "Privacy statement";
+  auto para = [&](std::string s) { doc.blocks.push_back(report::Paragraph{std::move(s)}); };
+  auto heading = [&](std::string s) { doc.blocks.push_back(report::Heading{2, std::move(s)}); };
+
+  // The headline: the smallest sound upper bound at the first δ.
+  const Guarantee* best = nullptr;
+  for (const auto& g : rows)
+    if (g.delta == deltas.front() && g.bound == BoundKind::upper &&
+        (!best || g.epsilon < best->epsilon))
+      best = &g;
+  const std::string what =
+      run.run ? "This model was trained with DP-SGD and satisfies" : "This release satisfies";
+  const std::string unit =
+      run.run && run.run->records_per_user > 1
+          ? "a user with " + std::to_string(run.run->records_per_user) + " records"
+          : "one record";
+  const Neighbouring relation = run.run ? run_relation(*run.run) : rows.front().neighbouring;
+  if (best)
+    para(what + " (epsilon, delta)-differential privacy with epsilon = " + up(best->epsilon) +
+         " at delta = " + plain(best->delta) + " (" + best->accountant +
+         " accountant, a sound upper bound), for " + unit + " under the " +
+         std::string(to_string(relation)) + " neighbouring relation.");
+  else
+    para(
+        "No accountant gives a sound upper bound for this run; the figures below are "
+        "approximations.");
+
+  heading("Parameters");
+  std::string names;
+  for (const auto& n : used) names += (names.empty() ? "" : ", ") + n;
+  if (run.run) {
+    doc.blocks.push_back(parameter_table(*run.run, clipping, names));
+  } else {
+    para(
+        "The mechanism is the composition in the spec file (dpbudget --spec), analysed under "
+        "the " +
+        std::string(to_string(relation)) + " relation by: " + names + ".");
+  }
+  if (!skipped.empty())
+    for (const auto& s : skipped) para("Not analysed: " + s + ".");
+
+  heading("Privacy loss");
+  report::Table eps{{"accountant", "bound", "delta", "epsilon"}, {}, {false, false, true, true}};
+  for (const auto& g : rows)
+    eps.rows.push_back(
+        {g.accountant, std::string(to_string(g.bound)), plain(g.delta), epsilon_text(g)});
+  doc.blocks.push_back(std::move(eps));
+  para(
+      "upper: a proven upper bound on epsilon; approximate: an estimate that may be below the "
+      "truth; an interval [lower, upper] (pld) contains the exact epsilon of the accounted "
+      "mechanism.");
+  const std::optional<std::int64_t> n = run.run ? run.run->dataset_size : std::nullopt;
+  for (double d : deltas) {
+    if (n && d >= 1.0 / static_cast<double>(*n))
+      doc.blocks.push_back(report::Warning{
+          "delta = " + plain(d) + " is not below 1/N = " + plain(1.0 / static_cast<double>(*n)) +
+          ": a mechanism that publishes a few records in the clear can meet it. Use delta much "
+          "smaller than 1/N."});
+  }
+  if (!n) para("delta should be well below 1/N for a dataset of N records.");
+
+  if (run.run && (run.run->sampling == Sampling::poisson ||
+                  run.run->sampling == Sampling::without_replacement))
+    doc.blocks.push_back(steps_figure(*run.run, choice, deltas.front()));
+
+  heading("Membership-inference risk");
+  para(
+      "No membership-inference attack at a false-positive rate FPR has a true-positive rate "
+      "above TPR below. Precision at prior p: the largest share of true members among the "
+      "records it flags when a share p of those attacked are members, p TPR / (p TPR + "
+      "(1 - p) FPR). Advantage: the largest TPR - FPR at any rate.");
+  report::Table risk{{"accountant", "bound", "FPR", "TPR at most"}, {}, {false, false, true, true}};
+  for (double p : priors) {
+    risk.header.push_back("precision at prior " + plain(p));
+    risk.numeric.push_back(true);
+  }
+  risk.header.push_back("advantage");
+  risk.numeric.push_back(true);
+  for (const auto& a : risks)
+    for (std::size_t i = 0; i < a.fpr.size(); ++i) {
+      std::vector<std::string> row{a.accountant, std::string(to_string(a.bound)), plain(a.fpr[i]),
+                                   up(a.tpr[i])};
+      for (double p : priors) row.push_back(up(precision_bound(p, a.tpr[i], a.fpr[i])));
+      row.push_back(up(a.advantage));
+      risk.rows.push_back(std::move(row));
+    }
+  doc.blocks.push_back(std::move(risk));
+  report::Figure tradeoff;
+  tradeoff.chart = tradeoff_chart(curves, fprs);
+  tradeoff.caption = "Largest true-positive rate of any attack against its false-positive rate";
+  tradeoff.fallback.header = {"FPR"};
+  tradeoff.fallback.numeric = {true};
+  for (const auto& c : curves) {
+    tradeoff.fallback.header.push_back(c.accountant);
+    tradeoff.fallback.numeric.push_back(true);
+  }
+  for (std::size_t k = 0; k <= 6; ++k) {
+    const std::size_t i = (curve_x.size() - 1) * k / 6;
+    std::vector<std::string> row{plain(curve_x[i])};
+    for (const auto& c : curves) row.push_back(up(c.tpr[i]));
+    tradeoff.fallback.rows.push_back(std::move(row));
+  }
+  doc.blocks.push_back(std::move(tradeoff));
+
+  heading("How this was computed");
+  para(std::string("dpbudget ") + kVersion +
+       ". Every epsilon is rounded up and every lower end down; the accountants and their "
+       "methods:");
+  doc.blocks.push_back(report::BulletList{{
+      "rdp: Renyi differential privacy of the sampled Gaussian (Mironov, Talwar & Zhang 2019), "
+      "converted to (epsilon, delta) as in Balle et al. 2020",
+      "pld: privacy loss distributions composed by FFT with sound error bounds (Koskela, Jalko "
+      "& Honkela 2020; Gopi, Lee & Wutschitz 2021; Doroshenko et al. 2022)",
+      "gdp: Gaussian differential privacy, with the central limit theorem for sampled steps "
+      "(Dong, Roth & Su 2022; Bu et al. 2020): an approximation",
+      "composition: optimal composition of (epsilon, delta) steps (Kairouz, Oh & Viswanath 2015)",
+      "attack risk: the trade-off function bound of Dong, Roth & Su 2022; reporting after "
+      "Ponomareva et al. 2023, How to DP-fy ML, section 5.3",
+  }});
+
+  std::ostringstream text;
+  if (format == DocFormat::markdown)
+    report::render_markdown(doc, text);
+  else
+    report::render_html(doc, text);
+  if (f.output.empty() || f.output == "-") {
+    out << text.str();
+  } else {
+    std::ofstream file(f.output, std::ios::binary);
+    if (!file || !(file << text.str()) || !file.flush())
+      throw UsageError("-o: cannot write " + f.output);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+Verb setup_report(CLI::App& app) {
+  auto f = std::make_shared<ReportFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "a privacy statement for a model card (Markdown, or one HTML page): parameters, epsilon\n"
+      "  at each --delta by every accountant, attack risk, curves, references\n"
+      "  example: dpbudget report -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5");
+  add_dp_sgd_flags(*cmd, f->run);
+  cmd->add_option("--delta", f->deltas, "delta(s) in (0, 1) at which to state epsilon");
+  cmd->add_option("--fpr", f->fpr,
+                  "false-positive rate(s) in (0, 1) of the risk table (default 0.001,0.01,0.1)");
+  cmd->add_option("--prior", f->prior,
+                  "share(s) of members among the attacked records, in (0, 1) (default "
+                  "0.5,0.01)");
+  cmd->add_option("--clipping-norm", f->clipping_norm,
+                  "the L2 clipping norm C used in training, > 0: stated with the noise's "
+                  "standard deviation sigma*C");
+  add_choice_option(*cmd, "--format", f->format, kDocFormatChoices,
+                    "markdown (default) or html (one self-contained page)");
+  record_file(cmd->add_option("-o,--output", f->output, "write to this file (default stdout)"));
+  add_spec_flags(*cmd, f->spec);
+  add_accountant_flags(*cmd, f->accountant);
+  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_report(*f, out, err); }};
+}
+
+}  // namespace dpb::cli
