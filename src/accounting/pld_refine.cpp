@@ -94,7 +94,9 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       return result;
     }
   }
-  const auto [tail_mass, window_tail] = tails(total, query, value);
+  // (Named copies, not a structured binding: clang 14 cannot capture one.)
+  const auto tail = tails(total, query, value);
+  const double tail_mass = tail.first, window_tail = tail.second;
 
   double interval = options.interval > 0 ? options.interval : kFirstInterval;
   bool have = false;

@@ -302,7 +302,7 @@ DpSgdValues single_values(const DpSgdFlags& f) {
   return values_of(values, Naming::flags);
 }
 
-std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
+SweepGrid::SweepGrid(const DpSgdFlags& f) {
   Given fixed;
   std::array<std::vector<ParamValue>, kRunParamCount> lists;
   std::array<bool, kRunParamCount> present{};
@@ -324,23 +324,41 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
     }
   }
   check_instead_of(present, Naming::flags);
-  if (total > 1e7) throw UsageError("sweep: more than 10000000 combinations");
-  std::vector<DpSgdValues> out{values_of(fixed, Naming::flags)};
+  if (total > static_cast<double>(kMaxSweepCombinations))
+    throw UsageError("sweep: more than " + std::to_string(kMaxSweepCombinations) + " combinations");
+  base_ = values_of(fixed, Naming::flags);
+  // Axes outermost first: by rank, then in table order.
   int max_rank = 0;
   for (const auto& p : kRunParameters) max_rank = std::max(max_rank, p.sweep_rank);
   for (int rank = 1; rank <= max_rank; ++rank)
     for (const auto& p : kRunParameters) {
-      const auto& list = lists[index_of(p.id)];
+      auto& list = lists[index_of(p.id)];
       if (p.sweep_rank != rank || list.empty()) continue;
-      std::vector<DpSgdValues> next;
-      next.reserve(out.size() * list.size());
-      for (const auto& v : out)
-        for (const auto& x : list) {
-          next.push_back(v);
-          set_value(next.back(), p.id, x);
-        }
-      out = std::move(next);
+      axes_.emplace_back(p.id, std::move(list));
     }
+  size_ = 1;
+  for (const auto& [id, list] : axes_) size_ *= list.size();
+}
+
+DpSgdValues SweepGrid::at(std::size_t i) const {
+  DpSgdValues v = base_;
+  // Mixed radix, the innermost (last) axis varying fastest; set outermost
+  // first so that later values win as in a nested loop.
+  std::vector<std::size_t> digit(axes_.size());
+  for (std::size_t a = axes_.size(); a-- > 0;) {
+    digit[a] = i % axes_[a].second.size();
+    i /= axes_[a].second.size();
+  }
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    set_value(v, axes_[a].first, axes_[a].second[digit[a]]);
+  return v;
+}
+
+std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
+  const SweepGrid grid(f);
+  std::vector<DpSgdValues> out;
+  out.reserve(grid.size());
+  for (std::size_t i = 0; i < grid.size(); ++i) out.push_back(grid.at(i));
   return out;
 }
 

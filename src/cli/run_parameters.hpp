@@ -167,8 +167,25 @@ DpSgdValues values_of(const std::array<std::optional<ParamValue>, kRunParamCount
 
 /// The flags of a single-run verb: at most one value each.
 DpSgdValues single_values(const DpSgdFlags& flags);
+/// The largest sweep: 10⁷ combinations.
+inline constexpr std::size_t kMaxSweepCombinations = 10'000'000;
+
 /// Every combination of the flags' lists, q (or batch size) outermost, then
-/// σ, then steps (or epochs).
+/// σ, then steps (or epochs), without holding them: combination i of size()
+/// is made when asked for (a sweep of 10⁷ rows keeps flat memory).
+class SweepGrid {
+ public:
+  explicit SweepGrid(const DpSgdFlags& flags);
+  std::size_t size() const { return size_; }
+  DpSgdValues at(std::size_t i) const;
+
+ private:
+  DpSgdValues base_;
+  std::vector<std::pair<RunParam, std::vector<ParamValue>>> axes_;  ///< outermost first
+  std::size_t size_ = 1;
+};
+
+/// Every combination of the flags' lists, in SweepGrid order.
 std::vector<DpSgdValues> sweep_values(const DpSgdFlags& flags);
 
 /// The parameter a verb solves for (it must then not be given).

@@ -11,9 +11,13 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "accounting/errors.hpp"
@@ -28,6 +32,7 @@
 #include "cli/solve.hpp"
 #include "cli/verbs.hpp"
 #include "report/number_format.hpp"
+#include "report/render.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -44,6 +49,7 @@ struct SweepFlags {
   OutputFlags output;
   std::vector<std::string> deltas, epsilons;
   std::string solve, max_epsilon, input, tolerance, max_sigma;
+  std::string shard;  ///< --shard K/N
   bool keep_going = false;
 };
 
@@ -60,6 +66,39 @@ struct Job {
   std::string spec_json;
   std::optional<Neighbouring> neighbouring;  ///< the line's "neighbouring" (with a spec)
 };
+
+/// The jobs of a sweep, made when asked for: job i of `count`.
+struct JobSource {
+  std::size_t count = 0;
+  std::function<Job(std::size_t)> at;
+};
+
+/// --shard K/N: this run computes the K-th of N contiguous slices of the
+/// jobs, [⌊(K−1)·J/N⌋, ⌊K·J/N⌋), so that the N outputs in order are the
+/// whole sweep's.
+struct Shard {
+  std::size_t k = 1, n = 1;
+  bool given = false;
+};
+
+Shard parse_shard(const std::string& text) {
+  Shard s;
+  if (text.empty()) return s;
+  const std::string what =
+      "--shard: must be K/N, whole numbers with 1 <= K <= N (e.g. 2/8), got '" + text + "'";
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) throw UsageError(what);
+  auto whole = [&](const std::string& part) -> std::size_t {
+    if (part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError(what);
+    return static_cast<std::size_t>(std::stoul(part));
+  };
+  s.k = whole(text.substr(0, slash));
+  s.n = whole(text.substr(slash + 1));
+  if (s.n < 1 || s.k < 1 || s.k > s.n) throw UsageError(what);
+  s.given = true;
+  return s;
+}
 
 struct Row {
   report::Record record;
@@ -164,21 +203,26 @@ Unknown unknown_of(const std::string& solve) {
   return solve.empty() ? Unknown::none : parse_choice("--solve", solve, kSolveChoices);
 }
 
-/// Jobs from the flags' Cartesian product.
-std::vector<Job> jobs_from_flags(const SweepFlags& f, Unknown unknown,
-                                 const std::vector<double>& deltas,
-                                 const std::vector<double>& epsilons) {
-  std::vector<Job> jobs;
-  for (const auto& values : sweep_values(f.run)) {
+/// Jobs from the flags' Cartesian product, made one at a time (flat memory).
+/// Every combination is derived once first, so that a combination the run
+/// parameters refuse (e.g. a batch larger than the dataset) stops the sweep
+/// before it prints anything.
+JobSource jobs_from_flags(const SweepFlags& f, Unknown unknown, const std::vector<double>& deltas,
+                          const std::vector<double>& epsilons) {
+  auto grid = std::make_shared<const SweepGrid>(f.run);
+  for (std::size_t i = 0; i < grid->size(); ++i) derive(grid->at(i), unknown);
+  JobSource source;
+  source.count = grid->size();
+  source.at = [grid, unknown, deltas, epsilons](std::size_t i) {
     Job job;
-    job.run = derive(values, unknown);
+    job.run = derive(grid->at(i), unknown);
     job.neighbouring = run_neighbouring(job.run);
     job.unknown = unknown;
     job.deltas = deltas;
     job.epsilons = epsilons;
-    jobs.push_back(std::move(job));
-  }
-  return jobs;
+    return job;
+  };
+  return source;
 }
 
 /// Jobs from --input lines; bad lines are reported on `err` (and abort the
@@ -280,12 +324,17 @@ class Progress {
   Clock::time_point start_, last_{};
 };
 
-/// Computes jobs in blocks on every core; `sink` receives each block's rows
-/// in job order, on the calling thread.
+/// Computes jobs [begin, end) of `source` in blocks on every core; `sink`
+/// receives each block's rows in job order, on the calling thread. Workers
+/// run at most kMaxBlocksAhead blocks ahead of the sink, so memory stays flat
+/// however long the sweep.
 template <typename Sink>
-void compute_in_order(const std::vector<Job>& jobs, const Settings& s, Sink sink) {
+void compute_in_order(const JobSource& source, std::size_t begin, std::size_t end,
+                      const Settings& s, Sink sink) {
   constexpr std::size_t kBlock = 16;
-  const std::size_t blocks = (jobs.size() + kBlock - 1) / kBlock;
+  constexpr std::size_t kMaxBlocksAhead = 64;
+  const std::size_t total = end - begin;
+  const std::size_t blocks = (total + kBlock - 1) / kBlock;
   struct Slot {
     bool done = false;
     std::vector<Row> rows;
@@ -293,15 +342,22 @@ void compute_in_order(const std::vector<Job>& jobs, const Settings& s, Sink sink
   };
   std::vector<Slot> slots(blocks);
   std::mutex m;
-  std::condition_variable ready;
+  std::condition_variable ready, room;
+  std::size_t consumed = 0;  // blocks the sink has taken (guarded by m)
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   auto work = [&] {
     for (std::size_t b; !stop && (b = next++) < blocks;) {
+      {
+        std::unique_lock lock(m);
+        room.wait(lock, [&] { return stop || b < consumed + kMaxBlocksAhead; });
+      }
+      if (stop) break;
       Slot slot;
       try {
-        for (std::size_t i = b * kBlock; i < std::min(jobs.size(), (b + 1) * kBlock); ++i)
-          for (auto& row : compute(jobs[i], s)) slot.rows.push_back(std::move(row));
+        const std::size_t first = begin + b * kBlock;
+        for (std::size_t i = first; i < std::min(end, first + kBlock); ++i)
+          for (auto& row : compute(source.at(i), s)) slot.rows.push_back(std::move(row));
       } catch (...) {
         slot.error = std::current_exception();
       }
@@ -314,9 +370,16 @@ void compute_in_order(const std::vector<Job>& jobs, const Settings& s, Sink sink
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t threads = blocks > 1 ? std::min<std::size_t>(cores, blocks) : 0;
   std::vector<std::jthread> pool;
+  auto halt = [&] {
+    {
+      std::lock_guard lock(m);
+      stop = true;
+    }
+    room.notify_all();
+  };
   for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work);
   if (threads == 0) work();
-  Progress progress(jobs.size());
+  Progress progress(total);
   try {
     for (std::size_t b = 0; b < blocks; ++b) {
       Slot slot;
@@ -324,13 +387,16 @@ void compute_in_order(const std::vector<Job>& jobs, const Settings& s, Sink sink
         std::unique_lock lock(m);
         ready.wait(lock, [&] { return slots[b].done; });
         slot = std::move(slots[b]);
+        slots[b] = Slot{};
+        consumed = b + 1;
       }
+      room.notify_all();
       if (slot.error) std::rethrow_exception(slot.error);
       sink(std::move(slot.rows));
-      progress.update(std::min(jobs.size(), (b + 1) * kBlock));
+      progress.update(std::min(total, (b + 1) * kBlock));
     }
   } catch (...) {
-    stop = true;
+    halt();
     throw;
   }
 }
@@ -350,7 +416,8 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   const auto epsilons = f.epsilons.empty() ? std::vector<double>{}
                                            : parse_list("--epsilon", f.epsilons, kNonNegative);
 
-  std::vector<Job> jobs;
+  const Shard shard = parse_shard(f.shard);
+  JobSource source;
   bool bad_input = false;
   if (!f.input.empty()) {
     // The lines give the run; a run flag would be silently overridden.
@@ -359,13 +426,16 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
         throw UsageError(std::string(p.flag) +
                          ": not with --input (the lines give the run: put \"" + std::string(p.key) +
                          "\" on each line instead)");
-    bad_input = jobs_from_input(f, unknown, deltas, epsilons, jobs, err);
+    auto jobs = std::make_shared<std::vector<Job>>();
+    bad_input = jobs_from_input(f, unknown, deltas, epsilons, *jobs, err);
+    source.count = jobs->size();
+    source.at = [jobs](std::size_t i) { return (*jobs)[i]; };
   } else {
     if (f.keep_going) throw UsageError("--keep-going: only with --input (it skips bad lines)");
     if (deltas.empty()) throw UsageError("--delta is required");
     if (unknown != Unknown::none && epsilons.empty())
       throw UsageError("--epsilon is required with --solve (the targets)");
-    jobs = jobs_from_flags(f, unknown, deltas, epsilons);
+    source = jobs_from_flags(f, unknown, deltas, epsilons);
     note_assumed_poisson(f.run, err);
   }
 
@@ -374,15 +444,34 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   add_inputs(rep.inputs, s.choice);
   bool over = false, no_solution = false;
   std::size_t row_number = 0;
-  // JSON Lines streams; the other formats need every row first (the columns
-  // of a text table or CSV are the union over all rows).
+  // JSON Lines streams. CSV spools each row's cells to a temporary file (its
+  // header, the union of the rows' columns, is known only at the end); with
+  // --shard its header is the columns of the sweep's first configuration's
+  // rows, the same in every shard (printed by shard 1 only), so the shards'
+  // outputs concatenate to the whole sweep's, and a row with another column
+  // is an error. Text, Markdown and JSON documents hold every row.
   const bool streaming = format == report::Format::jsonl;
-  compute_in_order(jobs, s, [&](std::vector<Row> rows) {
+  const bool csv = format == report::Format::csv;
+  const std::size_t begin = source.count * (shard.k - 1) / shard.n;
+  const std::size_t end = source.count * shard.k / shard.n;
+  std::optional<report::CsvSpool> spool;
+  std::vector<std::string> shard_columns;
+  std::ostringstream shard_csv;
+  if (csv && !shard.given) spool.emplace();
+  if (csv && shard.given && source.count > 0) {
+    for (const auto& row : compute(source.at(0), s))
+      for (const auto& column : report::csv_columns(row.record))
+        if (std::find(shard_columns.begin(), shard_columns.end(), column) == shard_columns.end())
+          shard_columns.push_back(column);
+    if (shard.k == 1) report::render_csv_header(shard_columns, shard_csv);
+  }
+  compute_in_order(source, begin, end, s, [&](std::vector<Row> rows) {
     for (auto& row : rows) {
       ++row_number;
       if (row.over) {
         over = true;
-        err << "dpbudget: budget exceeded: row " << row_number << ", " << *row.over << '\n';
+        err << "dpbudget: budget exceeded: row " << row_number
+            << (shard.given ? " of shard " + f.shard : std::string()) << ", " << *row.over << '\n';
       }
       no_solution = no_solution || row.no_solution;
       for (const auto& note : row.notes)
@@ -397,13 +486,32 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
         }
       if (streaming) {
         report::render_json_line(row.record, out);
+      } else if (spool) {
+        spool->add(row.record);
+      } else if (csv) {
+        try {
+          report::render_csv_row(row.record, shard_columns, shard_csv);
+        } catch (const std::invalid_argument& e) {
+          throw UsageError(
+              "--shard: with --format csv every row needs the columns of the "
+              "sweep's first configuration, but row " +
+              std::to_string(row_number) + " has '" + e.what() +
+              "': the shards would not line up; use --format jsonl");
+        }
       } else {
         rep.results.push_back(std::move(row.record));
       }
     }
     if (streaming) out.flush();
   });
-  if (!streaming) emit(rep, f.output, out);
+  if (spool) {
+    std::ostringstream text;
+    spool->finish(text);
+    out << text.str();
+  } else if (csv) {
+    out << shard_csv.str();
+  }
+  if (!streaming && !csv) emit(rep, f.output, out);
   if (bad_input) return kUsage;
   if (no_solution) return kNoSolution;
   return over ? kBudgetExceeded : kOk;
@@ -434,6 +542,10 @@ Verb setup_sweep(CLI::App& app) {
           "spec (an event as in a --spec file) instead of the DP-SGD keys, with it "
           "neighbouring (add-remove|replace-one|replace-special, as epsilon's); not with the "
           "run flags"));
+  cmd->add_option("--shard", f->shard,
+                  "K/N: compute only the K-th of N equal slices of the configurations (1 <= K <= "
+                  "N); the N outputs in order concatenate to the whole sweep's (CSV: header from "
+                  "shard 1)");
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2)");
   add_accountant_flags(*cmd, f->accountant);

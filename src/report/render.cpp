@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -321,6 +323,97 @@ bool colour_wanted(bool is_terminal, const char* no_color, const char* term) {
 
 void render_json_line(const Record& record, std::ostream& out) {
   out << to_json(record).dump() << '\n';
+}
+
+namespace {
+
+/// CSV is for machines: every number is the exact double, as in JSON.
+TextStyle csv_style() {
+  TextStyle exact{0};
+  exact.wide = true;
+  return exact;
+}
+
+void write_u32(std::FILE* f, std::uint32_t v) {
+  if (std::fwrite(&v, sizeof v, 1, f) != 1) throw std::runtime_error("CSV spool: write failed");
+}
+std::uint32_t read_u32(std::FILE* f) {
+  std::uint32_t v = 0;
+  if (std::fread(&v, sizeof v, 1, f) != 1) throw std::runtime_error("CSV spool: read failed");
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::string> csv_columns(const Record& record) {
+  std::vector<std::string> columns;
+  for (const auto& [key, cell] : record.cells)
+    if (in_data(cell)) columns.push_back(key);
+  return columns;
+}
+
+void render_csv_header(const std::vector<std::string>& columns, std::ostream& out) {
+  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << csv_field(columns[c]);
+  out << '\n';
+}
+
+void render_csv_row(const Record& record, const std::vector<std::string>& columns,
+                    std::ostream& out) {
+  for (const auto& [key, cell] : record.cells)
+    if (in_data(cell) && std::find(columns.begin(), columns.end(), key) == columns.end())
+      throw std::invalid_argument(key);
+  const TextStyle exact = csv_style();
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const Cell* cell = record.find(columns[c]);
+    out << (c ? "," : "") << (cell && in_data(*cell) ? csv_field(to_text(*cell, exact)) : "");
+  }
+  out << '\n';
+}
+
+CsvSpool::CsvSpool() : file_(std::tmpfile()) {
+  if (!file_) throw std::runtime_error("CSV spool: no temporary file");
+}
+
+CsvSpool::~CsvSpool() {
+  if (file_) std::fclose(file_);
+}
+
+void CsvSpool::add(const Record& record) {
+  // Row: its number of cells, then per cell the column's index and its text.
+  const TextStyle exact = csv_style();
+  std::uint32_t n = 0;
+  for (const auto& [key, cell] : record.cells) n += in_data(cell);
+  write_u32(file_, n);
+  for (const auto& [key, cell] : record.cells) {
+    if (!in_data(cell)) continue;
+    auto it = std::find(columns_.begin(), columns_.end(), key);
+    if (it == columns_.end()) it = columns_.insert(columns_.end(), key);
+    const std::string text = csv_field(to_text(cell, exact));
+    write_u32(file_, static_cast<std::uint32_t>(it - columns_.begin()));
+    write_u32(file_, static_cast<std::uint32_t>(text.size()));
+    if (!text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size())
+      throw std::runtime_error("CSV spool: write failed");
+  }
+  ++rows_;
+}
+
+void CsvSpool::finish(std::ostream& out, bool header) {
+  if (header) render_csv_header(columns_, out);
+  std::rewind(file_);
+  std::vector<std::string> fields(columns_.size());
+  for (std::size_t r = 0; r < rows_; ++r) {
+    for (auto& f : fields) f.clear();
+    const std::uint32_t n = read_u32(file_);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t c = read_u32(file_), len = read_u32(file_);
+      std::string& f = fields.at(c);
+      f.resize(len);
+      if (len && std::fread(f.data(), 1, len, file_) != len)
+        throw std::runtime_error("CSV spool: read failed");
+    }
+    for (std::size_t c = 0; c < fields.size(); ++c) out << (c ? "," : "") << fields[c];
+    out << '\n';
+  }
 }
 
 void render(const Report& report, Format format, std::ostream& out, const TextStyle& style) {

@@ -1,6 +1,9 @@
 #pragma once
+#include <cstdio>
 #include <ostream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "report/record.hpp"
 
@@ -37,5 +40,35 @@ void render(const Report& report, Format format, std::ostream& out, const TextSt
 
 /// One result as a single JSON line (for streaming JSON Lines).
 void render_json_line(const Record& record, std::ostream& out);
+
+/// CSV of results that arrive one at a time, the same as render() would
+/// print for them all, in flat memory: each row's cells are spilled to an
+/// anonymous temporary file as they come (the header, every column any row
+/// has, is known only at the end) and written by finish().
+class CsvSpool {
+ public:
+  CsvSpool();
+  ~CsvSpool();
+  CsvSpool(const CsvSpool&) = delete;
+  CsvSpool& operator=(const CsvSpool&) = delete;
+  void add(const Record& record);
+  /// The header (unless `header` is false) and every row, to `out`.
+  void finish(std::ostream& out, bool header = true);
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::vector<std::string> columns_;
+  std::size_t rows_ = 0;
+};
+
+/// The data columns of `record` (every cell but Show::compact), in order.
+std::vector<std::string> csv_columns(const Record& record);
+/// One CSV row of `record` under `columns`: an empty field where the record
+/// has no such cell. Throws std::invalid_argument naming a data cell whose
+/// column is not in `columns`.
+void render_csv_row(const Record& record, const std::vector<std::string>& columns,
+                    std::ostream& out);
+/// The header row of `columns`.
+void render_csv_header(const std::vector<std::string>& columns, std::ostream& out);
 
 }  // namespace dpb::report

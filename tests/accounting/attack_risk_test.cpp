@@ -87,7 +87,9 @@ TEST_CASE("risk: one Gaussian release is exactly mu-GDP by gdp and inside the pl
 }
 
 TEST_CASE("risk: an (epsilon, delta) pair gives the two-line curve") {
-  for (auto [eps, delta] : {std::pair{0.5, 0.0}, std::pair{1.0, 1e-3}, std::pair{3.0, 1e-5}}) {
+  for (const auto& point : {std::pair{0.5, 0.0}, std::pair{1.0, 1e-3}, std::pair{3.0, 1e-5}}) {
+    // (Named copies: doctest's INFO captures, and clang 14 cannot capture a binding.)
+    const double eps = point.first, delta = point.second;
     const auto e = make_event(EpsilonDeltaEvent{eps, delta});
     const AttackBounds pld = bounds_of("pld", e);
     const AttackBounds comp = bounds_of("composition", e);
