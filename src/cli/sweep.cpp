@@ -455,15 +455,15 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   const std::size_t begin = source.count * (shard.k - 1) / shard.n;
   const std::size_t end = source.count * shard.k / shard.n;
   std::optional<report::CsvSpool> spool;
-  std::vector<std::string> shard_columns;
-  std::ostringstream shard_csv;
   if (csv && !shard.given) spool.emplace();
-  if (csv && shard.given && source.count > 0) {
-    for (const auto& row : compute(source.at(0), s))
-      for (const auto& column : report::csv_columns(row.record))
-        if (std::find(shard_columns.begin(), shard_columns.end(), column) == shard_columns.end())
-          shard_columns.push_back(column);
-    if (shard.k == 1) report::render_csv_header(shard_columns, shard_csv);
+  if (csv && shard.given) {
+    std::vector<std::string> columns;
+    if (source.count > 0)
+      for (const auto& row : compute(source.at(0), s))
+        for (const auto& column : report::csv_columns(row.record))
+          if (std::find(columns.begin(), columns.end(), column) == columns.end())
+            columns.push_back(column);
+    spool.emplace(std::move(columns));
   }
   compute_in_order(source, begin, end, s, [&](std::vector<Row> rows) {
     for (auto& row : rows) {
@@ -487,10 +487,8 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
       if (streaming) {
         report::render_json_line(row.record, out);
       } else if (spool) {
-        spool->add(row.record);
-      } else if (csv) {
         try {
-          report::render_csv_row(row.record, shard_columns, shard_csv);
+          spool->add(row.record);
         } catch (const std::invalid_argument& e) {
           throw UsageError(
               "--shard: with --format csv every row needs the columns of the "
@@ -504,13 +502,9 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
     }
     if (streaming) out.flush();
   });
-  if (spool) {
-    std::ostringstream text;
-    spool->finish(text);
-    out << text.str();
-  } else if (csv) {
-    out << shard_csv.str();
-  }
+  // Written straight from the spool: flat memory, and nothing reached
+  // stdout before every row was computed.
+  if (spool) spool->finish(out, /*header=*/!shard.given || shard.k == 1);
   if (!streaming && !csv) emit(rep, f.output, out);
   if (bad_input) return kUsage;
   if (no_solution) return kNoSolution;

@@ -370,8 +370,12 @@ void render_csv_row(const Record& record, const std::vector<std::string>& column
   out << '\n';
 }
 
-CsvSpool::CsvSpool() : file_(std::tmpfile()) {
+CsvSpool::CsvSpool(std::optional<std::vector<std::string>> fixed) : file_(std::tmpfile()) {
   if (!file_) throw std::runtime_error("CSV spool: no temporary file");
+  if (fixed) {
+    columns_ = std::move(*fixed);
+    fixed_ = true;
+  }
 }
 
 CsvSpool::~CsvSpool() {
@@ -387,7 +391,10 @@ void CsvSpool::add(const Record& record) {
   for (const auto& [key, cell] : record.cells) {
     if (!in_data(cell)) continue;
     auto it = std::find(columns_.begin(), columns_.end(), key);
-    if (it == columns_.end()) it = columns_.insert(columns_.end(), key);
+    if (it == columns_.end()) {
+      if (fixed_) throw std::invalid_argument(key);
+      it = columns_.insert(columns_.end(), key);
+    }
     const std::string text = csv_field(to_text(cell, exact));
     write_u32(file_, static_cast<std::uint32_t>(it - columns_.begin()));
     write_u32(file_, static_cast<std::uint32_t>(text.size()));

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -47,7 +48,9 @@ void render_json_line(const Record& record, std::ostream& out);
 /// has, is known only at the end) and written by finish().
 class CsvSpool {
  public:
-  CsvSpool();
+  /// `fixed`: the header is these columns, and add() throws
+  /// std::invalid_argument (naming the column) for a row with another.
+  explicit CsvSpool(std::optional<std::vector<std::string>> fixed = std::nullopt);
   ~CsvSpool();
   CsvSpool(const CsvSpool&) = delete;
   CsvSpool& operator=(const CsvSpool&) = delete;
@@ -58,6 +61,7 @@ class CsvSpool {
  private:
   std::FILE* file_ = nullptr;
   std::vector<std::string> columns_;
+  bool fixed_ = false;
   std::size_t rows_ = 0;
 };
 
