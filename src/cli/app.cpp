@@ -3,7 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "accounting/errors.hpp"
@@ -80,32 +82,51 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.set_version_flag("--version", version_string());
   app.require_subcommand(1);
 
+  // One line per verb, in the order --help lists them: its name and the
+  // function that declares it. When the first word names a verb, only that
+  // verb's parser is built (start-up: every verb's options cost about as
+  // much as the rest of a quick run); otherwise every verb's (--help, an
+  // unknown verb's suggestion, the completions walk).
+  struct VerbEntry {
+    const char* name;
+    Verb (*setup)(CLI::App&);
+  };
+  static constexpr VerbEntry kVerbs[] = {
+      {"epsilon", setup_epsilon},
+      {"delta", setup_delta},
+      {"sigma", setup_sigma},
+      {"steps", setup_steps},
+      {"sampling-rate", setup_sampling_rate},
+      {"sweep", setup_sweep},
+      {"compose", setup_compose},
+      {"amplify", setup_amplify},
+      {"gaussian", setup_gaussian},
+      {"laplace", setup_laplace},
+      {"gdp", setup_gdp},
+      {"tradeoff", setup_tradeoff},
+      {"plot", setup_plot},
+      {"events", setup_events},
+      {"audit", setup_audit},
+      {"risk", setup_risk},
+      {"report", setup_report},
+  };
+  const VerbEntry* only = nullptr;
+  for (const auto& v : kVerbs)
+    if (argc > 1 && std::string_view(argv[1]) == v.name) only = &v;
+  // `dpbudget --version` alone needs no verb at all.
+  const bool version_only = argc == 2 && std::string_view(argv[1]) == "--version";
   std::vector<Verb> verbs;
-  // One line per verb, in the order --help lists them.
-  for (auto setup : {
-           setup_epsilon,
-           setup_delta,
-           setup_sigma,
-           setup_steps,
-           setup_sampling_rate,
-           setup_sweep,
-           setup_compose,
-           setup_amplify,
-           setup_gaussian,
-           setup_laplace,
-           setup_gdp,
-           setup_tradeoff,
-           setup_plot,
-           setup_events,
-           setup_audit,
-           setup_risk,
-           setup_report,
-       }) {
-    verbs.push_back(setup(app));
+  std::vector<Verb> hidden;
+  for (const auto& v : kVerbs) {
+    if ((only && only != &v) || version_only) continue;
+    verbs.push_back(v.setup(app));
     verbs.back().command->footer(kExitStatusHelp);
+    if (verbs.back().command->get_name() != v.name)  // the table and the verb disagree
+      throw std::logic_error(std::string("verb table names '") + v.name + "' for '" +
+                             verbs.back().command->get_name() + "'");
   }
   // Hidden verbs (group ""): listed nowhere, generated from the parser above.
-  std::vector<Verb> hidden{setup_completions(app)};
+  if (!only && !version_only) hidden.push_back(setup_completions(app));
 
   try {
     app.parse(argc, argv);

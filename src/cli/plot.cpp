@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "accounting/epsilon_series.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
@@ -174,14 +175,17 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
     report::Series s;
     s.x = xs;
     bool approximate = false;
-    for (std::int64_t t : steps) {
-      AccountantOptions options = choice.options;
-      options.neighbouring = run_neighbouring(base);
-      auto accountant = make_accountant(name, options);
-      DpSgdRun run = base;
-      run.steps = t;
-      accountant->compose(*dp_sgd_event(run));
-      const Guarantee g = accountant->epsilon(delta);
+    AccountantOptions options = choice.options;
+    options.neighbouring = run_neighbouring(base);
+    const auto series = epsilon_series(
+        name, options,
+        [&base](std::int64_t t) {
+          DpSgdRun run = base;
+          run.steps = t;
+          return dp_sgd_event(run);
+        },
+        steps, delta);
+    for (const Guarantee& g : series) {
       s.y.push_back(g.epsilon);
       approximate = approximate || g.bound == BoundKind::approximate;
       if (!g.order_at_edge) collect_remarks(g, remarks, err);

@@ -63,7 +63,7 @@ TEST_CASE("dp_sgd_run: --last-batch counts whole epochs of floor(N/B) or ceil(N/
         "epochs: gives more than 2^53 steps");
 }
 
-TEST_CASE("dp_sgd_run: q as given, or B/N; the combinations that do not go together") {
+TEST_CASE("dp_sgd_run: q as given, or B/N, the combinations that do not go together") {
   CHECK(sampling_rate_of(0.25, std::nullopt, std::nullopt) == 0.25);
   CHECK(sampling_rate_of(std::nullopt, 1000, 10) == 0.01);
   CHECK(sampling_rate_of(0.25, 1000, std::nullopt, /*dataset_size_alone=*/true) == 0.25);

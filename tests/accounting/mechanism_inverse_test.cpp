@@ -126,7 +126,7 @@ TEST_CASE("gaussian classic, noise given: delta = 1.25 exp(-(eps sigma)^2/2), ca
   CHECK_THROWS_AS(gaussian_delta_classic(2, 0), InvalidParameter);
 }
 
-TEST_CASE("laplace, scale given: pure epsilon = sensitivity/b rounded up; profile both ways") {
+TEST_CASE("laplace, scale given: pure epsilon = sensitivity/b rounded up, profile both ways") {
   CHECK(laplace_pure_epsilon(2) == 0.5);
   CHECK(laplace_pure_epsilon(6, 3) == 0.5);
   for (double b : {0.3, 0.7, 3.0, 10.0})

@@ -310,7 +310,7 @@ TEST_CASE("pld inferred relation reports add_remove as before") {
 
 // --- no_op, non_private ----------------------------------------------------------
 
-TEST_CASE("pld no_op adds nothing; non_private is epsilon = inf, delta = 1 at both ends") {
+TEST_CASE("pld no_op adds nothing, non_private is epsilon = inf, delta = 1 at both ends") {
   const auto base = make_self_composed(10, make_gaussian(3.0));
   const auto with_noop = make_composed({base, make_event(NoOpEvent{})});
   CHECK(epsilon_of(with_noop, 1e-5).epsilon == epsilon_of(base, 1e-5).epsilon);

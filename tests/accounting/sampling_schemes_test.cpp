@@ -138,7 +138,7 @@ TEST_CASE("balls-in-bins: rdp, gdp and composition give k unamplified releases p
   }
 }
 
-TEST_CASE("user level: k = 1 is the record-level run; q = 1 is the Gaussian at sigma/k") {
+TEST_CASE("user level: k = 1 is the record-level run, q = 1 is the Gaussian at sigma/k") {
   DpSgdRun run;
   run.sampling_rate = 0.01;
   run.noise_multiplier = 1.1;

@@ -55,7 +55,7 @@ Report sample() {
 
 }  // namespace
 
-TEST_CASE("JSON: version, command, inputs, results; infinity as the string inf") {
+TEST_CASE("JSON: version, command, inputs, results, infinity as the string inf") {
   std::ostringstream out;
   render(sample(), Format::json, out);
   const auto j = nlohmann::json::parse(out.str());

@@ -33,7 +33,7 @@ TEST_CASE("text tables: bold header only with colour, footnote markers per disti
   CHECK(csv.str() == "bound\nupper\napproximate\n");
 }
 
-TEST_CASE("svg: series become paths; non-finite points break the line; escaping") {
+TEST_CASE("svg: series become paths, non-finite points break the line, escaping") {
   Chart c;
   c.x_label = "x <a&b>";
   c.y_label = "y";

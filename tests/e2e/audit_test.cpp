@@ -42,7 +42,7 @@ TEST_CASE("audit: an attack that beats the claimed bound exits 1 and says why") 
   CHECK(r.err.find("exceeds a claimed upper bound") != std::string::npos);
 }
 
-TEST_CASE("audit: scores at a threshold and at the best one; the one-run audit") {
+TEST_CASE("audit: scores at a threshold and at the best one, the one-run audit") {
   const std::string file = "/tmp/dpbudget_audit_scores_" + std::to_string(::getpid());
   {
     std::ofstream out(file);

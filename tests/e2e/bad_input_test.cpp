@@ -59,7 +59,7 @@ TEST_CASE("delta outside (0, 1), epsilon < 0") {
   check_bad({"delta", "-q", "0.01", "--sigma", "1", "--steps", "10"}, "--epsilon");
 }
 
-TEST_CASE("steps < 1 or not an integer; epochs <= 0; steps with epochs") {
+TEST_CASE("steps < 1 or not an integer, epochs <= 0, steps with epochs") {
   check_bad({"epsilon", "-q", "0.01", "--sigma", "1", "--delta", "1e-5", "--steps", "0"},
             "--steps");
   check_bad({"epsilon", "-q", "0.01", "--sigma", "1", "--delta", "1e-5", "--steps", "1.5"},
@@ -76,7 +76,7 @@ TEST_CASE("steps < 1 or not an integer; epochs <= 0; steps with epochs") {
             "--epochs");
 }
 
-TEST_CASE("batch larger than the dataset; incomplete or conflicting N, B, q") {
+TEST_CASE("batch larger than the dataset, incomplete or conflicting N, B, q") {
   check_bad({"epsilon", "--dataset-size", "100", "--batch-size", "200", "--sigma", "1", "--delta",
              "1e-5", "--epochs", "1"},
             "--batch-size");
@@ -91,7 +91,7 @@ TEST_CASE("batch larger than the dataset; incomplete or conflicting N, B, q") {
             "--dataset-size");
 }
 
-TEST_CASE("unknown verbs and flags; bad choices") {
+TEST_CASE("unknown verbs and flags, bad choices") {
   check_bad({"epsilom"}, "unknown verb 'epsilom'");
   check_bad({}, "no verb");
   check_bad({EPS, "-q", "0.01", "--sigma", "1", "--bogus"}, "--bogus");
@@ -101,7 +101,7 @@ TEST_CASE("unknown verbs and flags; bad choices") {
   check_bad({EPS, "-q", "0.01", "--sigma", "1", "--format", "jsonl"}, "--format");
 }
 
-TEST_CASE("empty or malformed order lists; orders <= 1") {
+TEST_CASE("empty or malformed order lists, orders <= 1") {
   for (const char* o : {"", "2,,3", "a", "5:2", "2:5:0", "2:5:-1", "1:2:3:4", "2,", "1e400"})
     check_bad({EPS, "-q", "0.01", "--sigma", "1", "--orders", o}, "--orders");
   for (const char* o : {"1", "0.5:3", "1,2,3", "-2"})

@@ -111,7 +111,7 @@ TEST_CASE("recommended: the smallest sound upper bound per target, never an appr
   for (const auto& row : one["results"]) CHECK(!row.contains("recommended"));
 }
 
-TEST_CASE("sweep text: constant columns above the table, within 100 columns; CSV keeps all") {
+TEST_CASE("sweep text: constant columns above the table, within 100 columns, CSV keeps all") {
   const std::vector<std::string> s = {"sweep",    "--sigma",        "0.5:2:0.1", "--epochs",
                                       "1,10,100", "--dataset-size", "60000",     "--batch-size",
                                       "256,512",  "--delta",        "1e-5"};

@@ -142,7 +142,7 @@ TEST_CASE("infinite privacy loss prints inf (text) and \"inf\" (JSON), never NaN
   CHECK(t.out.find("nan") == std::string::npos);
 }
 
-TEST_CASE("q = 0 spends nothing; the KL shortcut gives 0 with a note") {
+TEST_CASE("q = 0 spends nothing, the KL shortcut gives 0 with a note") {
   const auto z = json_of(run_dpbudget({"epsilon", "-q", "0", "--sigma", "1", "--steps", "100",
                                        "--delta", "1e-5", "--format", "json"}));
   CHECK(z["results"][0]["epsilon"].get<double>() == 0);

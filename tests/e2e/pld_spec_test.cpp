@@ -66,7 +66,7 @@ TEST_CASE("pld: q=0.01, sigma=1, T=10000, delta=1e-5 lies inside prv_accountant'
   CHECK(j["inputs"]["pld_tolerance"].get<double>() == 1e-3);
 }
 
-TEST_CASE("pld: --pld-tolerance narrows the interval; --pld-interval sets the first grid") {
+TEST_CASE("pld: --pld-tolerance narrows the interval, --pld-interval sets the first grid") {
   const auto j = json_of(
       run_dpbudget({"epsilon", "--accountant", "pld", "-q", "0.01", "--sigma", "1", "--steps",
                     "1000", "--delta", "1e-5", "--pld-tolerance", "1e-4", "--format", "json"}));

@@ -94,7 +94,7 @@ TEST_CASE("report: delta not below 1/N is a warning in the statement") {
   CHECK_FALSE(has(r.out, "delta = 1e-05 is not below"));
 }
 
-TEST_CASE("report: a spec file's ledger; html to a file") {
+TEST_CASE("report: a spec file's ledger, html to a file") {
   const auto r = run_dpbudget(
       {"report", "--spec", "-", "--delta", "1e-5", "--accountant", "pld"},
       R"({"self_composed": {"count": 10, "event": {"gaussian": {"noise_multiplier": 4}}}})");

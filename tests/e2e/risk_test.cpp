@@ -58,7 +58,7 @@ TEST_CASE("risk: one Gaussian release, every accountant, by the closed form") {
   }
 }
 
-TEST_CASE("risk: a DP-SGD run; gdp's CLT figure is labelled approximate, pld <= rdp") {
+TEST_CASE("risk: a DP-SGD run, gdp's CLT figure is labelled approximate, pld <= rdp") {
   const auto doc = json_of(
       run_dpbudget({"risk", "-q", "0.01", "--sigma", "1", "--steps", "1000", "--accountant",
                     "rdp,gdp,pld", "--fpr", "0.001,0.1", "--prior", "0.3", "--format", "json"}));
@@ -75,7 +75,7 @@ TEST_CASE("risk: a DP-SGD run; gdp's CLT figure is labelled approximate, pld <= 
   }
 }
 
-TEST_CASE("risk: text, csv and markdown name the columns; -o draws the curves") {
+TEST_CASE("risk: text, csv and markdown name the columns, -o draws the curves") {
   const auto text = run_dpbudget(
       {"risk", "-q", "0.01", "--sigma", "1", "--steps", "100", "--accountant", "rdp,pld"});
   CHECK(text.status == 0);

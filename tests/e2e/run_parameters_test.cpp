@@ -31,7 +31,7 @@ const std::string kRun =
 
 }  // namespace
 
-TEST_CASE("sweep --input: --sampling beside the lines is refused; the sampling key is honoured") {
+TEST_CASE("sweep --input: --sampling beside the lines is refused, the sampling key is honoured") {
   // Issue 12: this computed Poisson sampling (epsilon 2.10), exit 0.
   check_refused(run_dpbudget({"sweep", "--input", "-", "--sampling", "without-replacement",
                               "--format", "jsonl"},

@@ -36,7 +36,7 @@ double number(const nlohmann::json& j) { return j.get<double>(); }
 }  // namespace
 
 TEST_CASE(
-    "shuffle: states scheme, relation, t and E; the Poisson estimate equals --sampling poisson") {
+    "shuffle: states scheme, relation, t and E, the Poisson estimate equals --sampling poisson") {
   for (const char* acc : {"rdp", "gdp", "composition"}) {
     INFO("accountant ", std::string(acc));
     const auto doc = json_of(run_dpbudget(

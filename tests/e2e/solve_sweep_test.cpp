@@ -63,7 +63,7 @@ TEST_CASE(
   CHECK(epsilon_of("0.01", str(s1 * (1 - 2e-4)), "10000", "1e-5") > 1.0);
 }
 
-TEST_CASE("sigma: several targets give a table; N, B, epochs are accepted") {
+TEST_CASE("sigma: several targets give a table, N, B, epochs are accepted") {
   const auto j =
       json_of(run_dpbudget({"sigma", "--epsilon", "1,2,4,8", "--delta", "1e-5", "--dataset-size",
                             "60000", "--batch-size", "256", "--epochs", "30", "--format", "json"}));
@@ -240,7 +240,7 @@ TEST_CASE("sweep --input: JSON Lines configs, names echoed, per-line budgets") {
   CHECK(r.err.find("'small'") == std::string::npos);
 }
 
-TEST_CASE("sweep --input: malformed lines name the line and key; --keep-going") {
+TEST_CASE("sweep --input: malformed lines name the line and key, --keep-going") {
   const std::string configs =
       "{\"sampling_rate\": 0.01, \"noise_multiplier\": 1, \"steps\": 100, \"delta\": 1e-5}\n"
       "{\"sampling_rate\": 1.5, \"noise_multiplier\": 1, \"steps\": 100, \"delta\": 1e-5}\n"

@@ -175,7 +175,7 @@ TEST_CASE("--neighbouring: only with --spec, one of three words, named in every 
 }
 
 TEST_CASE(
-    "--neighbouring: a refusing accountant alone is one line naming the event; in a list "
+    "--neighbouring: a refusing accountant alone is one line naming the event, in a list "
     "it is skipped with a warning and a footnote") {
   // The first example event that, under a relation asked for, one accountant
   // refuses and another takes, as `dpbudget events` lists them.
@@ -225,7 +225,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "sweep --input: \"neighbouring\" with a spec sets the relation; without one it is "
+    "sweep --input: \"neighbouring\" with a spec sets the relation, without one it is "
     "refused naming the key") {
   const std::string lines =
       R"({"name": "a", "spec": {"gaussian": {"noise_multiplier": 2}}, "neighbouring": "add-remove", "delta": 1e-5})"
