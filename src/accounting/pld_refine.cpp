@@ -67,9 +67,13 @@ enum class Query { epsilon, delta };
 
 /// Tail mass put at +∞ per release end, and the window tail: small against
 /// the δ in question (`total` releases).
+/// The tail mass is rounded down to a power of two (a smaller tail is only
+/// more accurate), so that runs of nearby lengths discretise each release
+/// identically and share it (pld_tail_window.cpp remembers releases).
 std::pair<double, double> tails(double total, Query query, double value) {
   const double scale = query == Query::epsilon ? value : kDeltaQueryScale;
-  return {std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass),
+  const double tail = std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass);
+  return {std::max(kTinyProbability, std::exp2(std::floor(std::log2(tail)))),
           std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail)};
 }
 

@@ -4,6 +4,9 @@
 // that the circular convolution keeps and bound the mass it folds in.
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <memory>
+#include <mutex>
 
 #include "accounting/pld.hpp"
 #include "accounting/pld_internal.hpp"
@@ -76,28 +79,80 @@ double Prepared::log_tail_below(double x) const {
   return best;
 }
 
+namespace {
+
+/// One release discretised, with its Chernoff blocks and ψ(±λ) per λ: a
+/// pure function of (mechanism, direction, Δ, tail mass, grid limit).
+struct Release {
+  DiscreteLoss loss;
+  std::vector<Block> blocks;
+  std::vector<double> mgf_up, mgf_down;  ///< ψ(λ), ψ(−λ) of one release
+};
+
+/// Releases are remembered for the process: a plot, a solver or a curve asks
+/// for the same release on the same grid for many run lengths (the refinement
+/// loop quantises the tail mass so that they share it). At most
+/// kRememberedReleases entries, and only releases of at most
+/// kRememberedPoints points (a few MiB each).
+constexpr std::size_t kRememberedReleases = 8;
+constexpr std::size_t kRememberedPoints = std::size_t{1} << 20;
+
+std::shared_ptr<const Release> release(const Mechanism& m, Direction d, double interval,
+                                       double tail_mass, std::size_t max_points,
+                                       const std::vector<double>& lambdas) {
+  struct Entry {
+    Mechanism m;
+    Direction d;
+    double interval, tail_mass;
+    std::size_t max_points;
+    std::shared_ptr<const Release> value;
+  };
+  static std::mutex mutex;
+  static std::deque<Entry> cache;
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& e : cache)
+      if (e.d == d && e.interval == interval && e.tail_mass == tail_mass &&
+          e.max_points == max_points && e.m == m)
+        return e.value;
+  }
+  auto r = std::make_shared<Release>();
+  r->loss = discretise_impl(m, d, interval, tail_mass, max_points);
+  r->blocks = blocks_of(r->loss);
+  for (double lambda : lambdas) {
+    r->mgf_up.push_back(log_mgf(r->blocks, lambda));
+    r->mgf_down.push_back(log_mgf(r->blocks, -lambda));
+  }
+  if (r->loss.mass.size() <= kRememberedPoints) {
+    std::lock_guard lock(mutex);
+    if (cache.size() == kRememberedReleases) cache.pop_back();
+    cache.push_front({m, d, interval, tail_mass, max_points, r});
+  }
+  return r;
+}
+
+}  // namespace
+
 Prepared prepare(std::span<const Component> components, Direction d, double interval,
                  double tail_mass, std::size_t max_points) {
   Prepared p;
+  for (int i = kLambdaFirst; i <= kLambdaLast; ++i)
+    p.lambdas.push_back(std::pow(10.0, i / kLambdasPerDecade));
+  p.psi_up.assign(p.lambdas.size(), 0.0);
+  p.psi_down.assign(p.lambdas.size(), 0.0);
   for (const auto& c : components) {
-    p.losses.push_back(discretise_impl(c.mechanism, d, interval, tail_mass, max_points));
+    const auto r = release(c.mechanism, d, interval, tail_mass, max_points, p.lambdas);
+    p.losses.push_back(r->loss);
     p.counts.push_back(static_cast<double>(c.count));
-    p.blocks.push_back(blocks_of(p.losses.back()));
+    p.blocks.push_back(r->blocks);
     const auto& x = p.losses.back();
     p.first += c.count * x.first_index;
     p.last += c.count * (x.first_index + static_cast<std::int64_t>(x.mass.size()) - 1);
     p.total_count += static_cast<double>(c.count);
-  }
-  for (int i = kLambdaFirst; i <= kLambdaLast; ++i)
-    p.lambdas.push_back(std::pow(10.0, i / kLambdasPerDecade));
-  for (double lambda : p.lambdas) {
-    double up = 0, down = 0;
-    for (std::size_t c = 0; c < p.losses.size(); ++c) {
-      up += p.counts[c] * log_mgf(p.blocks[c], lambda);
-      down += p.counts[c] * log_mgf(p.blocks[c], -lambda);
+    for (std::size_t i = 0; i < p.lambdas.size(); ++i) {
+      p.psi_up[i] += p.counts.back() * r->mgf_up[i];
+      p.psi_down[i] += p.counts.back() * r->mgf_down[i];
     }
-    p.psi_up.push_back(up);
-    p.psi_down.push_back(down);
   }
   return p;
 }
