@@ -3,6 +3,7 @@
 // 1. ε evaluations per second in-process for fresh (q, σ) pairs with the
 //    default Rényi orders (the RDP curve is recomputed every time), one core.
 // 2. Wall time of one `dpbudget epsilon` process (fork + exec + compute).
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,9 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+/// Issue 17's goal for fresh RDP evaluations on one core.
+constexpr double kRdpGoalPerSecond = 20000;
+
 void bench_in_process(double budget_s) {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> log_q(std::log(1e-3), std::log(0.1));
@@ -44,9 +48,14 @@ void bench_in_process(double budget_s) {
   const double s = seconds_since(t0);
   std::printf(
       "rdp epsilon, fresh (q, sigma), default orders: %.0f evaluations/s (%ld in %.2f s;"
-      " q in [1e-3, 0.1] log-uniform, sigma in [0.5, 4]; checksum %.6g)\n",
-      static_cast<double>(count) / s, count, s, checksum);
+      " q in [1e-3, 0.1] log-uniform, sigma in [0.5, 4]; checksum %.6g) (goal >= %.0f/s: "
+      "%s)\n",
+      static_cast<double>(count) / s, count, s, checksum, kRdpGoalPerSecond,
+      static_cast<double>(count) / s >= kRdpGoalPerSecond ? "met" : "NOT met");
 }
+
+/// Peak resident set size of the last child run_once() waited for, in KiB.
+long g_last_max_rss_kib = 0;
 
 double run_once(const char* const* argv) {
   std::fflush(stdout);  // the child must not inherit buffered output
@@ -58,12 +67,37 @@ double run_once(const char* const* argv) {
     _exit(127);
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  const double seconds = seconds_since(t0);
+  g_last_max_rss_kib = usage.ru_maxrss;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::fprintf(stderr, "dpbudget_bench: %s failed\n", argv[0]);
     std::exit(1);
   }
-  return seconds_since(t0);
+  return seconds;
+}
+
+/// Start-up against /bin/true, pair by pair (each pair run back to back, so
+/// both see the same machine load): the median of the ratios beside the goal.
+void bench_startup(const char* title, const std::vector<const char*>& args, int pairs,
+                   double goal_ratio) {
+  const std::vector<const char*> truth{"/bin/true", nullptr};
+  std::vector<double> ratios, ours, theirs;
+  for (int i = 0; i < pairs; ++i) {
+    const double t = run_once(truth.data());
+    const double o = run_once(args.data());
+    ratios.push_back(o / t);
+    ours.push_back(o);
+    theirs.push_back(t);
+  }
+  for (auto* v : {&ratios, &ours, &theirs}) std::sort(v->begin(), v->end());
+  const std::size_t m = ratios.size() / 2;
+  std::printf(
+      "start-up: %s: median %.2f ms, /bin/true %.2f ms, median ratio %.2f over %d pairs (goal "
+      "<= %.1fx: %s)\n",
+      title, 1e3 * ours[m], 1e3 * theirs[m], ratios[m], pairs, goal_ratio,
+      ratios[m] <= goal_ratio ? "met" : "NOT met");
 }
 
 /// Runs the process `runs` times and prints its median beside `goal_ms`
@@ -96,6 +130,12 @@ void bench_optimal_composition() {
 int main(int argc, char** argv) {
   const double budget = argc > 1 ? std::atof(argv[1]) : 2.0;
   bench_in_process(budget);
+  // Speed at the floor (issue 17): each figure beside its goal.
+  bench_startup("dpbudget --version", {DPBUDGET_BINARY, "--version", nullptr}, 101, 1.5);
+  bench_startup("dpbudget epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5",
+                {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
+                 "--delta", "1e-5", nullptr},
+                101, 1.5);
   bench_process("dpbudget epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5 (one process)",
                 {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
                  "--delta", "1e-5", nullptr},
@@ -112,11 +152,24 @@ int main(int argc, char** argv) {
   bench_process("dpbudget epsilon --accountant pld -q 0.01 --sigma 1 --steps 10000 --delta 1e-5",
                 {DPBUDGET_BINARY, "epsilon", "--accountant", "pld", "-q", "0.01", "--sigma", "1",
                  "--steps", "10000", "--delta", "1e-5", nullptr},
-                5);
+                5, 40);
   bench_process("dpbudget sigma --accountant pld -q 0.01 --steps 10000 --epsilon 2 --delta 1e-5",
                 {DPBUDGET_BINARY, "sigma", "--accountant", "pld", "-q", "0.01", "--steps", "10000",
                  "--epsilon", "2", "--delta", "1e-5", nullptr},
-                3);
+                3, 80);
+  bench_process(
+      "dpbudget plot --accountant all -q 0.01 --sigma 1 --steps 1:10000 --points 200 --delta 1e-5",
+      {DPBUDGET_BINARY, "plot", "--accountant", "all", "-q", "0.01", "--sigma", "1", "--steps",
+       "1:10000", "--points", "200", "--delta", "1e-5", "-o", "/dev/null", nullptr},
+      3, 1500);
+  bench_process(
+      "dpbudget sweep --sigma 0.5:10.49:0.01 --steps 1:1000:1 -q 0.01 --delta 1e-5 --format csv "
+      "(10^6 rows)",
+      {DPBUDGET_BINARY, "sweep", "--sigma", "0.5:10.49:0.01", "--steps", "1:1000:1", "-q", "0.01",
+       "--delta", "1e-5", "--format", "csv", nullptr},
+      1, 10000);
+  std::printf("  its peak resident set: %.1f MiB (goal: flat, independent of the row count)\n",
+              static_cast<double>(g_last_max_rss_kib) / 1024);
   // Sampling schemes and users (issue 15; goals in README, "Benchmark").
   bench_process(
       "shuffle: dpbudget epsilon --sampling shuffle --accountant all, N 60000, B 600, 10 epochs "
