@@ -99,6 +99,9 @@ struct AccountantOptions {
   /// PLD: refine the grid until (upper − lower) ≤ pld_tolerance · upper for
   /// the ε (or δ) interval; ≤ 0 = keep the first grid.
   double pld_tolerance = 1e-3;
+  /// PLD: let queries about nearby run lengths share discretised releases
+  /// (pld::Options::share_releases); set by epsilon_series.
+  bool pld_share_releases = false;
 };
 
 class Accountant {

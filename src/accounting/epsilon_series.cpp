@@ -17,6 +17,7 @@ void run_slice(const std::string& name, const AccountantOptions& options,
                std::span<const std::int64_t> counts, double delta, std::size_t begin,
                std::size_t end, std::vector<Guarantee>& out) {
   AccountantOptions o = options;
+  o.pld_share_releases = true;
   const bool seed = options.pld_interval <= 0;
   for (std::size_t i = begin; i < end; ++i) {
     auto accountant = make_accountant(name, o);

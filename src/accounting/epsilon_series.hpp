@@ -3,7 +3,9 @@
 // curve), for one accountant: the points are independent, so they are
 // computed on every core; and a PLD point starts from the grid interval its
 // neighbour ended on (neighbouring run lengths need nearly the same grid), so
-// most points need one composition instead of a refinement sequence. Each
+// most points need one composition instead of a refinement sequence, and
+// points share the discretised releases (pld::Options::share_releases: their
+// last digits may differ from a query made alone, still sound). Each
 // point is still refined until its own interval meets the tolerance: the
 // answers are the accountant's, only found faster.
 #include <cstdint>

@@ -179,6 +179,11 @@ struct Options {
   /// has to be transformed as a whole (after many compositions only a few
   /// Fourier coefficients are kept and the window may be larger).
   std::size_t max_grid = kDefaultMaxGrid;
+  /// Round each release's tail mass down to a power of two, so that queries
+  /// about nearby run lengths share discretised releases (a series of
+  /// points); the bounds stay sound, their last digits may differ from a
+  /// query made alone.
+  bool share_releases = false;
 };
 
 struct Interval {

@@ -363,6 +363,7 @@ Plan<PldTerm> pld_plan(const DpEvent& event, std::optional<Neighbouring> relatio
 PldAccountant::PldAccountant(const AccountantOptions& options) : relation_(options.neighbouring) {
   options_.interval = options.pld_interval;
   options_.tolerance = options.pld_tolerance;
+  options_.share_releases = options.pld_share_releases;
   if (!(options_.interval >= 0) || !std::isfinite(options_.interval))
     throw InvalidParameter("pld_interval", "must be >= 0 (0 = automatic)");
   if (!std::isfinite(options_.tolerance))

@@ -67,14 +67,15 @@ enum class Query { epsilon, delta };
 
 /// Tail mass put at +∞ per release end, and the window tail: small against
 /// the δ in question (`total` releases).
-/// The tail mass is rounded down to a power of two (a smaller tail is only
-/// more accurate), so that runs of nearby lengths discretise each release
-/// identically and share it (pld_tail_window.cpp remembers releases).
-std::pair<double, double> tails(double total, Query query, double value) {
+/// With `share` (Options::share_releases) the tail mass is rounded down to a
+/// power of two (a smaller tail is only more accurate), so that runs of
+/// nearby lengths discretise each release identically and share it
+/// (pld_tail_window.cpp remembers releases).
+std::pair<double, double> tails(double total, Query query, double value, bool share) {
   const double scale = query == Query::epsilon ? value : kDeltaQueryScale;
-  const double tail = std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass);
-  return {std::max(kTinyProbability, std::exp2(std::floor(std::log2(tail)))),
-          std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail)};
+  double tail = std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass);
+  if (share) tail = std::max(kTinyProbability, std::exp2(std::floor(std::log2(tail))));
+  return {tail, std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail)};
 }
 
 Interval refine(std::span<const Component> raw, Query query, double value, const Options& options) {
@@ -99,7 +100,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
     }
   }
   // (Named copies, not a structured binding: clang 14 cannot capture one.)
-  const auto tail = tails(total, query, value);
+  const auto tail = tails(total, query, value, options.share_releases);
   const double tail_mass = tail.first, window_tail = tail.second;
 
   double interval = options.interval > 0 ? options.interval : kFirstInterval;
@@ -234,7 +235,7 @@ TradeoffInterval tradeoff_interval(std::span<const Component> upper,
   const std::vector<Component> low = normalise(lower, symmetric_lower);
   double total = 0;
   for (const auto& c : up) total += static_cast<double>(c.count);
-  const auto [tail_mass, window_tail] = tails(total, Query::delta, 0);
+  const auto [tail_mass, window_tail] = tails(total, Query::delta, 0, options.share_releases);
   try {
     std::vector<ComposedLoss> dirs;
     dirs.push_back(compose_impl(up, Direction::remove, adv.interval, tail_mass, window_tail,

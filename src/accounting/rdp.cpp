@@ -118,10 +118,7 @@ constexpr double kLaplaceSeriesStop = 1e-18;
 /// roundings of the final log and division.
 constexpr double kLaplaceRoundUp = 4e-16;
 
-// RDP → (ε, δ).
-/// Each candidate ε (or log δ) is rounded up by 8 machine epsilons (16u) of
-/// the magnitude of its terms, more than the few roundings in the conversion.
-constexpr double kConversionRoundUp = 8 * std::numeric_limits<double>::epsilon();
+// RDP → (ε, δ): kConversionRoundUp (rdp.hpp).
 
 /// log A_α with the estimated relative error of that logarithm.
 /// `value` has already been rounded up by the error estimate.

@@ -1,12 +1,18 @@
 #pragma once
 // Rényi differential privacy of the mechanisms dpbudget knows, and the
 // conversion of an RDP curve to (ε, δ). SPEC §2 and §3.
+#include <limits>
 #include <span>
 #include <vector>
 
 #include "accounting/accountant.hpp"
 
 namespace dpb {
+
+/// RDP → (ε, δ): each candidate ε (or log δ) is rounded up by 8 machine
+/// epsilons (16u) of the magnitude of its terms, more than the few roundings
+/// in the conversion.
+inline constexpr double kConversionRoundUp = 8 * std::numeric_limits<double>::epsilon();
 
 /// The default order set: dp_accounting's DEFAULT_RDP_ORDERS
 /// (1.1, 1.2, ..., 10.9, 11..63, 128, 256, 512, 1024) plus every integer 2..64,

@@ -270,23 +270,103 @@ double plan_log1m_delta(const RdpPlan& plan) {
   return sum;
 }
 
-/// rdp_poisson_gaussian(q, σ, orders) is a pure function and the costly part
-/// of every evaluation; sweeps and solvers ask for the same (q, σ) many times
-/// (with different step counts), so the last few curves are remembered, per
-/// thread.
+/// rdp_poisson_gaussian(q, σ, α) is a pure function and the costly part of
+/// every evaluation; sweeps and solvers ask for the same (q, σ) many times
+/// (with different step counts), and a single ε needs only some orders
+/// (pruned_epsilon below). So the last few curves are remembered per thread,
+/// each order computed when first asked for (NaN until then).
+struct LazyCurve {
+  double q, sigma;
+  std::vector<double> orders, values;
+  double at(std::size_t i) {
+    if (std::isnan(values[i])) values[i] = rdp_poisson_gaussian(q, sigma, orders[i]);
+    return values[i];
+  }
+};
+
+LazyCurve& lazy_poisson_gaussian_curve(double q, double sigma, const std::vector<double>& orders) {
+  constexpr std::size_t kEntries = 16;
+  thread_local std::deque<LazyCurve> cache;
+  for (auto& e : cache)
+    if (e.q == q && e.sigma == sigma && e.orders == orders) return e;
+  if (cache.size() == kEntries) cache.pop_back();
+  cache.push_front({q, sigma, orders,
+                    std::vector<double>(orders.size(), std::numeric_limits<double>::quiet_NaN())});
+  return cache.front();
+}
+
 const std::vector<double>& poisson_gaussian_curve(double q, double sigma,
                                                   const std::vector<double>& orders) {
-  struct Entry {
-    double q, sigma;
-    std::vector<double> orders, curve;
+  LazyCurve& c = lazy_poisson_gaussian_curve(q, sigma, orders);
+  for (std::size_t i = 0; i < orders.size(); ++i) c.at(i);
+  return c.values;
+}
+
+/// Slack on "ρ is nondecreasing in α" for computed values: each is within
+/// about 1e-10 relative of the truth (SPEC §2.2), so a computed ρ(α) is at
+/// least (1 − 1e-9) times a computed ρ at any lower order.
+constexpr double kMonotoneSlack = 1e-9;
+
+/// epsilon_from_rdp(orders, n·ρ, δ, conversion) for n steps of the
+/// Poisson-sampled Gaussian (q, σ), with ρ computed only at the orders that
+/// can win: Rényi divergence is nondecreasing in the order (van Erven &
+/// Harremoës 2014, Thm 3), so at an order above a computed one, ε is at least
+/// the conversion of the lower order's n·ρ; an order whose bound is above the
+/// best ε found is skipped. Integer orders (cheap) go first, then the rest,
+/// each ascending. The same ε and order as the full curve, to the bit (a
+/// skipped order's ε is strictly above the minimum). nullopt when the KL
+/// shortcut might apply (the caller then takes the full curve).
+std::optional<RdpEpsilon> pruned_epsilon(double q, double sigma, double term_count,
+                                         double compose_count, const std::vector<double>& orders,
+                                         double delta, RdpConversion conversion) {
+  // n·ρ exactly as compose() composes it: 0 + compose_count·(0 + term_count·ρ).
+  auto composed = [&](double rho) { return rho == 0 ? 0.0 : compose_count * (term_count * rho); };
+  LazyCurve& curve = lazy_poisson_gaussian_curve(q, sigma, orders);
+  const double log_delta = std::log(delta);
+  std::vector<std::size_t> by_order(orders.size());
+  for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
+  std::sort(by_order.begin(), by_order.end(),
+            [&](std::size_t a, std::size_t b) { return orders[a] < orders[b]; });
+  // The KL shortcut can only hold where n·ρ ≤ −log(1 − δ²), and ρ is
+  // smallest at the smallest order: a margin of 2 covers the rounding.
+  if (conversion == RdpConversion::improved) {
+    const double r = composed(curve.at(by_order.front()));
+    if (r * (1 - kMonotoneSlack) <= 2 * -std::log1p(-delta * delta)) return std::nullopt;
+  }
+  auto conversion_of = [&](double r, std::size_t i) {
+    const ConversionTerm c = rdp_conversion_term(orders[i], log_delta, conversion);
+    return r + c.value + kConversionRoundUp * (r + c.magnitude);
   };
-  constexpr std::size_t kEntries = 16;
-  thread_local std::deque<Entry> cache;
-  for (const auto& e : cache)
-    if (e.q == q && e.sigma == sigma && e.orders == orders) return e.curve;
-  if (cache.size() == kEntries) cache.pop_back();
-  cache.push_front({q, sigma, orders, rdp_poisson_gaussian(q, sigma, orders)});
-  return cache.front().curve;
+  std::vector<double> eps(orders.size(), std::numeric_limits<double>::infinity());
+  std::vector<bool> known(orders.size(), false);
+  double best = std::numeric_limits<double>::infinity();
+  // n·ρ at the largest computed order below position k of by_order (0 if none).
+  auto lower_bound_at = [&](std::size_t k) {
+    for (std::size_t j = k; j-- > 0;)
+      if (known[by_order[j]]) return composed(curve.values[by_order[j]]) * (1 - kMonotoneSlack);
+    return 0.0;
+  };
+  auto visit = [&](std::size_t k) {
+    const std::size_t i = by_order[k];
+    if (known[i]) return;
+    if (!(conversion_of(lower_bound_at(k), i) <= best)) return;  // cannot win (or inf)
+    const double rho = curve.at(i);
+    if (!(rho >= 0)) throw InvalidParameter("rdp", "RDP values must be >= 0");
+    known[i] = true;
+    const double r = composed(rho);
+    if (std::isinf(r)) return;
+    eps[i] = conversion_of(r, i);
+    best = std::min(best, eps[i]);
+  };
+  for (std::size_t k = 0; k < by_order.size(); ++k)
+    if (orders[by_order[k]] == std::floor(orders[by_order[k]])) visit(k);
+  for (std::size_t k = 0; k < by_order.size(); ++k) visit(k);
+  // The first minimum in list order, as epsilon_from_rdp picks it.
+  RdpEpsilon out{std::numeric_limits<double>::infinity(), orders.front(), false};
+  for (std::size_t i = 0; i < orders.size(); ++i)
+    if (eps[i] < out.epsilon) out = {eps[i], orders[i], false};
+  if (out.epsilon < 0) out.epsilon = 0;
+  return out;
 }
 
 /// The same cache for rdp_sampled_without_replacement_gaussian.
@@ -407,7 +487,8 @@ std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orde
       // most −log(1−η); the larger is added.
       const double k = static_cast<double>(t.buckets);
       const double q_any = -std::expm1(k * std::log1p(-t.ratio));
-      const std::vector<double>& dominated = poisson_gaussian_curve(q_any, t.parameter / k, orders);
+      // A copy: the second look-up may evict the first curve from the cache.
+      const std::vector<double> dominated = poisson_gaussian_curve(q_any, t.parameter / k, orders);
       const std::vector<double>& split =
           poisson_gaussian_curve(t.ratio, t.parameter / std::sqrt(k), orders);
       for (std::size_t i = 0; i < orders.size(); ++i) {
@@ -470,11 +551,50 @@ std::optional<std::string> RdpAccountant::unsupported_reason(const DpEvent& even
   return std::nullopt;
 }
 
+void RdpAccountant::settle() const {
+  if (!pending_) return;
+  const PendingSteps p = *pending_;
+  pending_.reset();
+  // What compose() would have added: n·(count·ρ), through the same additions.
+  std::vector<double> term(orders_.size(), 0.0);
+  add_scaled(term, poisson_gaussian_curve(p.q, p.sigma, orders_), p.term_count);
+  if (explicit_relation_) {
+    add_scaled(rdp_, term, p.compose_count);
+    return;
+  }
+  add_scaled(rdp_add_remove_, term, p.compose_count);
+  rdp_ = rdp_add_remove_;
+}
+
+const std::vector<double>& RdpAccountant::curve() const {
+  settle();
+  return rdp_;
+}
+
 void RdpAccountant::compose(const DpEvent& event, std::int64_t count) {
   if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
   if (count <= 0) return;
+  settle();
   const RdpPlan plan = rdp_plan(event, explicit_relation_);
   const double n = static_cast<double>(count);
+  // The first event, when it is T steps of the Poisson-sampled Gaussian under
+  // add/remove (a DP-SGD run): kept as such, so that epsilon() computes only
+  // the orders that can win (pruned_epsilon); anything else settles it.
+  if (!composed_ && plan.terms.size() == 1 && plan.terms.front().second > 0 &&
+      plan.terms.front().first.kind == RdpTerm::Kind::poisson_gaussian &&
+      plan_log1m_delta(plan) == 0 && plan.relations.add_remove && !plan.relations.replace_one &&
+      explicit_relation_.value_or(Neighbouring::add_remove) == Neighbouring::add_remove) {
+    const RdpTerm& t = plan.terms.front().first;
+    composed_ = true;
+    pending_ =
+        PendingSteps{t.ratio, t.parameter, static_cast<double>(plan.terms.front().second), n};
+    if (!explicit_relation_) {
+      has_add_remove_ = true;
+      neighbouring_ = Neighbouring::add_remove;
+    }
+    return;
+  }
+  composed_ = true;
   log1m_extra_delta_ += n * plan_log1m_delta(plan);
   if (explicit_relation_) {
     add_scaled(rdp_, plan_curve(plan, orders_, *explicit_relation_), n);
@@ -517,7 +637,12 @@ Guarantee RdpAccountant::epsilon(double delta) const {
     g.notes.push_back("delta is at most the epsilon_delta events' own delta: epsilon = inf");
     return g;
   }
-  const RdpEpsilon r = epsilon_from_rdp(orders_, rdp_, d, conversion_);
+  std::optional<RdpEpsilon> pruned;
+  if (pending_)
+    pruned = pruned_epsilon(pending_->q, pending_->sigma, pending_->term_count,
+                            pending_->compose_count, orders_, d, conversion_);
+  if (!pruned) settle();
+  const RdpEpsilon r = pruned ? *pruned : epsilon_from_rdp(orders_, rdp_, d, conversion_);
   g.epsilon = r.epsilon;
   g.order = r.order;
   g.order_at_edge = std::isfinite(r.epsilon) && !r.kl_shortcut && at_edge(orders_, r.order);
@@ -528,6 +653,7 @@ Guarantee RdpAccountant::epsilon(double delta) const {
 }
 
 Guarantee RdpAccountant::delta(double epsilon) const {
+  settle();
   RdpDelta r = delta_from_rdp(orders_, rdp_, epsilon, conversion_);
   // A curve that is 0 at every order means identical output distributions
   // (D_α(P‖Q) = 0 iff P = Q): δ = 0 at every ε. (delta_from_rdp's rounding
@@ -546,6 +672,7 @@ Guarantee RdpAccountant::delta(double epsilon) const {
 
 AttackBounds RdpAccountant::attack_bounds(std::span<const double> fprs) const {
   check_fprs(fprs);
+  settle();
   AttackBounds out;
   out.accountant = "rdp";
   out.neighbouring = neighbouring_;

@@ -25,19 +25,30 @@ class RdpAccountant final : public Accountant {
                                                  double delta) const override;
 
   const std::vector<double>& orders() const { return orders_; }
-  const std::vector<double>& curve() const { return rdp_; }
+  const std::vector<double>& curve() const;
 
  private:
   /// Adds extra_delta (and a note) to `g` when epsilon_delta events hold some.
   void add_extra_delta(Guarantee& g) const;
+  /// Adds a pending run (below) to the curves.
+  void settle() const;
+
+  /// T steps of one Poisson-sampled Gaussian composed first and alone, not
+  /// yet added to the curves: epsilon() evaluates only the orders that can
+  /// win; every other use settles it first.
+  struct PendingSteps {
+    double q, sigma, term_count, compose_count;
+  };
+  mutable std::optional<PendingSteps> pending_;
+  bool composed_ = false;  ///< anything composed yet
 
   std::vector<double> orders_;
   /// The composed curve under neighbouring_ (one of the two below).
-  std::vector<double> rdp_;
+  mutable std::vector<double> rdp_;
   /// Everything composed, read under add/remove and under replace-one. A
   /// poisson_sampled event fixes add/remove, a sampled_without_replacement
   /// event fixes replace-one (SPEC §1); mixing them is refused.
-  std::vector<double> rdp_add_remove_;
+  mutable std::vector<double> rdp_add_remove_;
   std::vector<double> rdp_replace_one_;
   bool has_add_remove_ = false;
   bool has_replace_one_ = false;
