@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "accounting/attack_risk.hpp"
+#include "accounting/epsilon_series.hpp"
 #include "accounting/errors.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
@@ -138,26 +139,21 @@ report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice
   for (const auto& name : choice.names) {
     AccountantOptions options = choice.options;
     options.neighbouring = run_neighbouring(base);
-    report::Series s;
-    std::vector<std::string> cells;
-    bool approximate = false, skipped = false;
-    for (std::int64_t t : steps) {
-      auto accountant = make_accountant(name, options);
+    auto event_of = [&base](std::int64_t t) {
       DpSgdRun run = base;
       run.steps = t;
-      const EventPtr e = dp_sgd_event(run);
-      if (accountant->unsupported_reason(*e)) {
-        skipped = true;
-        break;
-      }
-      accountant->compose(*e);
-      const Guarantee g = accountant->epsilon(delta);
-      s.x.push_back(static_cast<double>(t));
+      return dp_sgd_event(run);
+    };
+    if (make_accountant(name, options)->unsupported_reason(*event_of(steps.front()))) continue;
+    report::Series s;
+    std::vector<std::string> cells;
+    bool approximate = false;
+    for (const Guarantee& g : epsilon_series(name, options, event_of, steps, delta)) {
       s.y.push_back(g.epsilon);
       cells.push_back(up(g.epsilon));
       approximate = approximate || g.bound == BoundKind::approximate;
     }
-    if (skipped) continue;
+    for (std::int64_t t : steps) s.x.push_back(static_cast<double>(t));
     s.label = name + (approximate ? " (approximation)" : " (upper bound)");
     s.dashed = approximate;
     fig.chart.series.push_back(std::move(s));
