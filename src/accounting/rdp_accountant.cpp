@@ -278,6 +278,7 @@ double plan_log1m_delta(const RdpPlan& plan) {
 struct LazyCurve {
   double q, sigma;
   std::vector<double> orders, values;
+  std::vector<std::size_t> ascending;  ///< positions of `orders`, by increasing order
   double at(std::size_t i) {
     if (std::isnan(values[i])) values[i] = rdp_poisson_gaussian(q, sigma, orders[i]);
     return values[i];
@@ -290,8 +291,13 @@ LazyCurve& lazy_poisson_gaussian_curve(double q, double sigma, const std::vector
   for (auto& e : cache)
     if (e.q == q && e.sigma == sigma && e.orders == orders) return e;
   if (cache.size() == kEntries) cache.pop_back();
+  std::vector<std::size_t> ascending(orders.size());
+  for (std::size_t i = 0; i < ascending.size(); ++i) ascending[i] = i;
+  std::sort(ascending.begin(), ascending.end(),
+            [&](std::size_t a, std::size_t b) { return orders[a] < orders[b]; });
   cache.push_front({q, sigma, orders,
-                    std::vector<double>(orders.size(), std::numeric_limits<double>::quiet_NaN())});
+                    std::vector<double>(orders.size(), std::numeric_limits<double>::quiet_NaN()),
+                    std::move(ascending)});
   return cache.front();
 }
 
@@ -323,10 +329,7 @@ std::optional<RdpEpsilon> pruned_epsilon(double q, double sigma, double term_cou
   auto composed = [&](double rho) { return rho == 0 ? 0.0 : compose_count * (term_count * rho); };
   LazyCurve& curve = lazy_poisson_gaussian_curve(q, sigma, orders);
   const double log_delta = std::log(delta);
-  std::vector<std::size_t> by_order(orders.size());
-  for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
-  std::sort(by_order.begin(), by_order.end(),
-            [&](std::size_t a, std::size_t b) { return orders[a] < orders[b]; });
+  const std::vector<std::size_t>& by_order = curve.ascending;
   // The KL shortcut can only hold where n·ρ ≤ −log(1 − δ²), and ρ is
   // smallest at the smallest order: a margin of 2 covers the rounding.
   if (conversion == RdpConversion::improved) {
@@ -338,29 +341,33 @@ std::optional<RdpEpsilon> pruned_epsilon(double q, double sigma, double term_cou
     return r + c.value + kConversionRoundUp * (r + c.magnitude);
   };
   std::vector<double> eps(orders.size(), std::numeric_limits<double>::infinity());
-  std::vector<bool> known(orders.size(), false);
   double best = std::numeric_limits<double>::infinity();
-  // n·ρ at the largest computed order below position k of by_order (0 if none).
-  auto lower_bound_at = [&](std::size_t k) {
-    for (std::size_t j = k; j-- > 0;)
-      if (known[by_order[j]]) return composed(curve.values[by_order[j]]) * (1 - kMonotoneSlack);
-    return 0.0;
-  };
-  auto visit = [&](std::size_t k) {
-    const std::size_t i = by_order[k];
-    if (known[i]) return;
-    if (!(conversion_of(lower_bound_at(k), i) <= best)) return;  // cannot win (or inf)
+  auto settle_order = [&](std::size_t i) {
     const double rho = curve.at(i);
     if (!(rho >= 0)) throw InvalidParameter("rdp", "RDP values must be >= 0");
-    known[i] = true;
     const double r = composed(rho);
     if (std::isinf(r)) return;
     eps[i] = conversion_of(r, i);
     best = std::min(best, eps[i]);
   };
-  for (std::size_t k = 0; k < by_order.size(); ++k)
-    if (orders[by_order[k]] == std::floor(orders[by_order[k]])) visit(k);
-  for (std::size_t k = 0; k < by_order.size(); ++k) visit(k);
+  // Orders already computed (a sweep's earlier step counts) cost nothing.
+  for (std::size_t i = 0; i < orders.size(); ++i)
+    if (!std::isnan(curve.values[i])) settle_order(i);
+  // Ascending scans, each keeping n·ρ at the last known order below as the
+  // bound for the next: integer orders (cheap) first, then every order.
+  for (const bool integers_only : {true, false}) {
+    double below = 0;
+    for (std::size_t i : by_order) {
+      if (!std::isnan(curve.values[i])) {
+        below = composed(curve.values[i]) * (1 - kMonotoneSlack);
+        continue;
+      }
+      if (integers_only && orders[i] != std::floor(orders[i])) continue;
+      if (!(conversion_of(below, i) <= best)) continue;  // cannot win (or inf)
+      settle_order(i);
+      below = composed(curve.values[i]) * (1 - kMonotoneSlack);
+    }
+  }
   // The first minimum in list order, as epsilon_from_rdp picks it.
   RdpEpsilon out{std::numeric_limits<double>::infinity(), orders.front(), false};
   for (std::size_t i = 0; i < orders.size(); ++i)
