@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <future>
 #include <optional>
 
 #include "accounting/errors.hpp"
@@ -57,8 +58,22 @@ std::vector<Guarantee> shuffle_lower_rows(const DpSgdRun& run, const AccountantO
 /// Beside a shuffled or balls-in-bins run: the figure each chosen accountant
 /// gives for Poisson sampling at q = B/N (the usual estimate, not a bound for
 /// this loader) and, for shuffling, a lower bound. Every row says its scheme.
+/// The Poisson estimate's answers (account() for the run as if Poisson-sampled
+/// at q = B/N), started on its own thread so that it runs beside the run's own
+/// rows; get() rethrows what account() threw.
+std::future<std::vector<AccountantGuarantees>> start_poisson_estimate(
+    const DpSgdRun& run, AccountantChoice choice, const std::vector<double>& targets,
+    bool solve_delta) {
+  choice.options.neighbouring = std::nullopt;
+  return std::async(std::launch::async,
+                    [event = poisson_estimate_event(run), choice, targets, solve_delta] {
+                      return account(*event, choice, targets, solve_delta);
+                    });
+}
+
 void add_loader_rows(report::Report& rep, const DpSgdRun& run, AccountantChoice choice,
-                     const std::vector<double>& targets, bool solve_delta, std::ostream& err) {
+                     const std::vector<double>& targets, bool solve_delta,
+                     std::future<std::vector<AccountantGuarantees>> estimate, std::ostream& err) {
   const bool recommended = !rep.results.empty() && rep.results.front().find("recommended");
   for (auto& row : rep.results)
     row.add("sampling", report::hoisted(report::text(sampling_name(run.sampling))));
@@ -73,10 +88,9 @@ void add_loader_rows(report::Report& rep, const DpSgdRun& run, AccountantChoice 
   if (run.sampling == Sampling::shuffle)
     for (Guarantee& g : shuffle_lower_rows(run, choice.options, targets, solve_delta, err))
       add_row(std::move(g), "shuffle");
-  choice.options.neighbouring = std::nullopt;
   std::vector<AccountantGuarantees> estimates;
   try {
-    estimates = account(*poisson_estimate_event(run), choice, targets, solve_delta);
+    estimates = estimate.get();
   } catch (const UnsupportedEvent& e) {  // one accountant, which has no Poisson analysis here
     err << "dpbudget: warning: no Poisson estimate: " << e.what() << '\n';
   }
@@ -111,11 +125,14 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   std::optional<double> budget;
   if (!f.max_epsilon.empty()) budget = parse_real("--max-epsilon", f.max_epsilon, kNonNegative);
 
+  const bool loader = run.run && (run.run->sampling == Sampling::shuffle ||
+                                  run.run->sampling == Sampling::balls_in_bins);
+  std::future<std::vector<AccountantGuarantees>> estimate;
+  if (loader) estimate = start_poisson_estimate(*run.run, choice, targets, solve_delta);
   auto rep = event_table(solve_delta ? "delta" : "epsilon", std::move(run.inputs), *run.event,
                          choice, targets, solve_delta, err);
-  if (run.run &&
-      (run.run->sampling == Sampling::shuffle || run.run->sampling == Sampling::balls_in_bins))
-    add_loader_rows(rep, *run.run, choice, targets, solve_delta, err);
+  if (loader)
+    add_loader_rows(rep, *run.run, choice, targets, solve_delta, std::move(estimate), err);
   emit(rep, f.output, out);
   // The budget gate: stdout keeps the full table; every row over is named.
   bool over = false;
