@@ -108,15 +108,10 @@ void add_loader_rows(report::Report& rep, const DpSgdRun& run, AccountantChoice 
 
 int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
                    std::ostream& err) {
-  const auto neighbouring = neighbouring_of(f.spec);
-  if (f.spec.print) {
-    print_spec(f.spec, f.run, out);
-    return kOk;
-  }
-  RunEvent run = load_run(f.spec, f.run);
-  if (run.run) note_assumed_poisson(f.run, err);
-  AccountantChoice choice = resolve(f.accountant);
-  choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
+  auto loaded = load_run_for_accountants(f.spec, f.run, f.accountant, out, err);
+  if (!loaded) return kOk;  // --print-spec
+  RunEvent& run = loaded->run;
+  const AccountantChoice& choice = loaded->choice;
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);
   const char* targets_flag = solve_delta ? "--epsilon" : "--delta";

@@ -180,18 +180,14 @@ report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice
 }
 
 int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
-  const auto neighbouring = neighbouring_of(f.spec);
-  if (f.spec.print) {
-    print_spec(f.spec, f.run, out);
-    return kOk;
-  }
-  const DocFormat format = parse_choice("--format", f.format, kDocFormatChoices);
-  RunEvent run = load_run(f.spec, f.run);
-  if (run.run) note_assumed_poisson(f.run, err);
+  // Every accountant unless --accountant says which.
   AccountantFlags accountant_flags = f.accountant;
   if (accountant_flags.accountant.empty()) accountant_flags.accountant = {"all"};
-  AccountantChoice choice = resolve(accountant_flags);
-  choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
+  auto loaded = load_run_for_accountants(f.spec, f.run, accountant_flags, out, err);
+  if (!loaded) return kOk;  // --print-spec
+  const DocFormat format = parse_choice("--format", f.format, kDocFormatChoices);
+  RunEvent& run = loaded->run;
+  const AccountantChoice& choice = loaded->choice;
   if (f.deltas.empty()) throw UsageError("--delta is required");
   const auto deltas = parse_list("--delta", f.deltas, kOpenUnit);
   const auto fprs = f.fpr.empty() ? kDefaultFprs : parse_list("--fpr", f.fpr, kOpenUnit);

@@ -46,15 +46,10 @@ std::string prior_key(double prior) {
 }
 
 int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
-  const auto neighbouring = neighbouring_of(f.spec);
-  if (f.spec.print) {
-    print_spec(f.spec, f.run, out);
-    return kOk;
-  }
-  RunEvent run = load_run(f.spec, f.run);
-  if (run.run) note_assumed_poisson(f.run, err);
-  AccountantChoice choice = resolve(f.accountant);
-  choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
+  auto loaded = load_run_for_accountants(f.spec, f.run, f.accountant, out, err);
+  if (!loaded) return kOk;  // --print-spec
+  RunEvent& run = loaded->run;
+  const AccountantChoice& choice = loaded->choice;
   resolve(f.output);
   const std::vector<double> fprs =
       f.fpr.empty() ? kDefaultFprs : parse_list("--fpr", f.fpr, kOpenUnit);

@@ -67,4 +67,18 @@ RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run) {
   return out;
 }
 
+std::optional<LoadedRun> load_run_for_accountants(const SpecFlags& spec, const DpSgdFlags& run,
+                                                  const AccountantFlags& accountants,
+                                                  std::ostream& out, std::ostream& err) {
+  const auto neighbouring = neighbouring_of(spec);
+  if (spec.print) {
+    print_spec(spec, run, out);
+    return std::nullopt;
+  }
+  LoadedRun loaded{load_run(spec, run), resolve(accountants)};
+  if (loaded.run.run) note_assumed_poisson(run, err);
+  loaded.choice.options.neighbouring = neighbouring ? neighbouring : loaded.run.neighbouring;
+  return loaded;
+}
+
 }  // namespace dpb::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
 #include "cli/run_parameters.hpp"
 #include "report/record.hpp"
@@ -51,5 +52,18 @@ struct RunEvent {
   std::optional<Neighbouring> neighbouring;  ///< the relation the run is analysed under
 };
 RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run);
+
+/// What the verbs about one run do first (epsilon, delta, risk, report):
+/// --print-spec prints the spec and gives nullopt; otherwise the run (from
+/// --spec or the DP-SGD flags, with the Poisson note on stderr) and the
+/// chosen accountants under the relation --neighbouring asks for, or the
+/// run's own.
+struct LoadedRun {
+  RunEvent run;
+  AccountantChoice choice;
+};
+std::optional<LoadedRun> load_run_for_accountants(const SpecFlags& spec, const DpSgdFlags& run,
+                                                  const AccountantFlags& accountants,
+                                                  std::ostream& out, std::ostream& err);
 
 }  // namespace dpb::cli
