@@ -78,7 +78,10 @@ std::pair<double, double> tails(double total, Query query, double value, bool sh
   return {tail, std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail)};
 }
 
-Interval refine(std::span<const Component> raw, Query query, double value, const Options& options) {
+/// `composed`, when given, receives the composed loss of each direction on
+/// the grid of the returned interval (remove first), for further reading.
+Interval refine(std::span<const Component> raw, Query query, double value, const Options& options,
+                std::vector<ComposedLoss>* composed = nullptr) {
   bool symmetric = true;
   const std::vector<Component> comps = normalise(raw, symmetric);
   Interval result;
@@ -144,6 +147,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       now.interval = interval;
       now.grid = grid;
       now.refinements = round + 1;
+      if (composed) *composed = std::move(done);
     } catch (const GridTooLarge&) {
       if (!have) {
         // Not even the first grid fits: no certified bound but the trivial one.
@@ -207,8 +211,9 @@ TradeoffInterval tradeoff_interval(std::span<const Component> upper,
                                    const Options& options) {
   TradeoffInterval out;
   // The advantage is δ(0) (the total variation distance); its refinement
-  // chooses the grid the curves are read on.
-  const Interval adv = refine(upper, Query::delta, 0, options);
+  // chooses the grid, and the curves are read from its composed losses.
+  std::vector<ComposedLoss> dirs;
+  const Interval adv = refine(upper, Query::delta, 0, options, &dirs);
   out.advantage_upper = adv.upper;
   out.advantage_lower = adv.lower;
   out.interval = adv.interval;
@@ -218,39 +223,26 @@ TradeoffInterval tradeoff_interval(std::span<const Component> upper,
                                [](const Component& a, const Component& b) {
                                  return a.count == b.count && a.mechanism == b.mechanism;
                                });
-  if (!same)
-    out.advantage_lower = std::min(refine(lower, Query::delta, 0, options).lower, adv.upper);
+  std::vector<ComposedLoss> lower_dirs;
+  if (!same) {
+    // The optimistic list on its own grid: the lower bounds hold on any grid.
+    const Interval low = refine(lower, Query::delta, 0, options, &lower_dirs);
+    out.advantage_lower = std::min(low.lower, adv.upper);
+  }
   out.tpr_upper.assign(fprs.size(), 1.0);
   out.tpr_lower.assign(fprs.begin(), fprs.end());
   if (adv.upper <= 0) {  // nothing composed (or only no-ops): no test beats guessing
     out.tpr_upper.assign(fprs.begin(), fprs.end());
     return out;
   }
-  if (adv.interval <= 0 || adv.lower >= 1) {  // non-private, or no grid: the trivial bounds
-    if (adv.lower >= 1) out.tpr_lower.assign(fprs.size(), 1.0);
+  if (adv.lower >= 1) {  // non-private: every test can be perfect
+    out.tpr_lower.assign(fprs.size(), 1.0);
     return out;
   }
-  bool symmetric_upper = true, symmetric_lower = true;
-  const std::vector<Component> up = normalise(upper, symmetric_upper);
-  const std::vector<Component> low = normalise(lower, symmetric_lower);
-  double total = 0;
-  for (const auto& c : up) total += static_cast<double>(c.count);
-  const auto [tail_mass, window_tail] = tails(total, Query::delta, 0, options.share_releases);
-  try {
-    std::vector<ComposedLoss> dirs;
-    dirs.push_back(compose_impl(up, Direction::remove, adv.interval, tail_mass, window_tail,
-                                options.max_grid));
-    if (!symmetric_upper)
-      dirs.push_back(
-          compose_impl(up, Direction::add, adv.interval, tail_mass, window_tail, options.max_grid));
-    out.tpr_upper = detail::tpr_upper(dirs, fprs);
-    const ComposedLoss member = same ? dirs.front()
-                                     : compose_impl(low, Direction::remove, adv.interval, tail_mass,
-                                                    window_tail, options.max_grid);
-    out.tpr_lower = detail::tpr_lower(member, fprs);
-  } catch (const GridTooLarge&) {
-    out.notes.push_back("pld: the grid for the trade-off curve exceeds the size limit");
-  }
+  if (dirs.empty()) return out;  // no grid fitted: the trivial bounds (with the note)
+  out.tpr_upper = detail::tpr_upper(dirs, fprs);
+  const std::vector<ComposedLoss>& member = same ? dirs : lower_dirs;
+  if (!member.empty()) out.tpr_lower = detail::tpr_lower(member.front(), fprs);
   for (std::size_t i = 0; i < fprs.size(); ++i)
     out.tpr_lower[i] = std::min(out.tpr_lower[i], out.tpr_upper[i]);
   return out;

@@ -89,9 +89,10 @@ struct Release {
   std::vector<double> mgf_up, mgf_down;  ///< ψ(λ), ψ(−λ) of one release
 };
 
-/// Releases are remembered for the process: a plot, a solver or a curve asks
-/// for the same release on the same grid for many run lengths (the refinement
-/// loop quantises the tail mass so that they share it). At most
+/// Releases are remembered for the process: the points of a series (whose
+/// tail masses Options::share_releases rounds to a power of two, and whose
+/// grids follow their neighbour's) ask for the same release again; other
+/// queries seldom do, and then an entry costs only its memory. At most
 /// kRememberedReleases entries, and only releases of at most
 /// kRememberedPoints points (a few MiB each).
 constexpr std::size_t kRememberedReleases = 8;

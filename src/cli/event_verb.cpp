@@ -55,9 +55,6 @@ std::vector<Guarantee> shuffle_lower_rows(const DpSgdRun& run, const AccountantO
   return rows;
 }
 
-/// Beside a shuffled or balls-in-bins run: the figure each chosen accountant
-/// gives for Poisson sampling at q = B/N (the usual estimate, not a bound for
-/// this loader) and, for shuffling, a lower bound. Every row says its scheme.
 /// The Poisson estimate's answers (account() for the run as if Poisson-sampled
 /// at q = B/N), started on its own thread so that it runs beside the run's own
 /// rows; get() rethrows what account() threw.
@@ -71,6 +68,10 @@ std::future<std::vector<AccountantGuarantees>> start_poisson_estimate(
                     });
 }
 
+/// Beside a shuffled or balls-in-bins run: the figure each chosen accountant
+/// gives for Poisson sampling at q = B/N (the usual estimate, not a bound for
+/// this loader; `estimate`, from start_poisson_estimate) and, for shuffling,
+/// a lower bound. Every row says its scheme.
 void add_loader_rows(report::Report& rep, const DpSgdRun& run, AccountantChoice choice,
                      const std::vector<double>& targets, bool solve_delta,
                      std::future<std::vector<AccountantGuarantees>> estimate, std::ostream& err) {

@@ -179,6 +179,20 @@ report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice
   return fig;
 }
 
+/// The rates [from, to) of `b` (its other fields as they are).
+AttackBounds rates_between(const AttackBounds& b, std::size_t from, std::size_t to) {
+  AttackBounds out = b;
+  auto slice = [&](std::vector<double>& v) {
+    if (!v.empty())
+      v = std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(from),
+                              v.begin() + static_cast<std::ptrdiff_t>(to));
+  };
+  slice(out.fpr);
+  slice(out.tpr);
+  slice(out.tpr_lower);
+  return out;
+}
+
 int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   // Every accountant unless --accountant says which.
   AccountantFlags accountant_flags = f.accountant;
@@ -210,15 +224,22 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
     used.push_back(a.accountant);
     rows.insert(rows.end(), a.guarantees.begin(), a.guarantees.end());
   }
-  if (rows.empty()) throw UsageError("no accountant supports this event");
-  // Risk: each used accountant's bounds at the asked rates and along a curve.
+  if (rows.empty()) throw UnsupportedEvent("no accountant supports this event");
+  // Risk: each accountant's bounds along the drawn curve and at the asked
+  // rates, in one question each (the rates after the curve's points).
   std::vector<AttackBounds> risks, curves;
   const std::vector<double> curve_x = curve_fprs(*std::min_element(fprs.begin(), fprs.end()));
-  for (const auto& name : used) {
-    auto acc = make_accountant(name, choice.options);
-    acc->compose(*run.event);
-    risks.push_back(acc->attack_bounds(fprs));
-    curves.push_back(acc->attack_bounds(curve_x));
+  std::vector<double> asked = curve_x;
+  asked.insert(asked.end(), fprs.begin(), fprs.end());
+  for (auto& a : attack_bounds_each(*run.event, choice, asked)) {
+    if (!a.bounds) {
+      // Skipped above with its warning, unless only its attack bounds fail.
+      if (std::find(used.begin(), used.end(), a.accountant) != used.end())
+        err << "dpbudget: warning: no attack bounds: " << *a.unsupported << '\n';
+      continue;
+    }
+    curves.push_back(rates_between(*a.bounds, 0, curve_x.size()));
+    risks.push_back(rates_between(*a.bounds, curve_x.size(), asked.size()));
   }
 
   report::Document doc;

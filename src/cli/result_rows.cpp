@@ -45,17 +45,37 @@ std::string details_summary(const Guarantee& g) {
   return s;
 }
 
-/// A guarantee stated under another relation than the one asked for
+/// An answer stated under another relation than the one asked for
 /// (--neighbouring) is no answer: it is refused, never shown as if it held.
-std::optional<std::string> other_relation(const DpEvent& event,
-                                          const std::vector<Guarantee>& guarantees,
+std::optional<std::string> other_relation(const DpEvent& event, const std::string& accountant,
+                                          Neighbouring answered,
                                           std::optional<Neighbouring> asked) {
-  for (const auto& g : guarantees)
-    if (asked && g.neighbouring != *asked)
-      return g.accountant + ": " + event_name(event) + " has no analysis under " +
-             std::string(to_string(*asked)) + " neighbouring here (only " +
-             std::string(to_string(g.neighbouring)) + ")";
-  return std::nullopt;
+  if (!asked || answered == *asked) return std::nullopt;
+  return accountant + ": " + event_name(event) + " has no analysis under " +
+         std::string(to_string(*asked)) + " neighbouring here (only " +
+         std::string(to_string(answered)) + ")";
+}
+
+/// What account() and attack_bounds_each() share: accountant `name` with
+/// `event` composed is asked `answer(accountant)`, which returns the
+/// relations its answers hold under. The reason it gives no answer (it cannot
+/// handle the event, or answered under another relation than asked), or
+/// nullopt; an accountant named alone without an answer is an error
+/// (UnsupportedEvent, prefixed by `what` when not empty).
+template <class Answer>
+std::optional<std::string> answer_one(const DpEvent& event, const AccountantChoice& choice,
+                                      const std::string& name, const std::string& what,
+                                      Answer answer) {
+  auto accountant = make_accountant(name, choice.options);
+  std::optional<std::string> why = accountant->unsupported_reason(event);
+  if (!why) {
+    accountant->compose(event);
+    for (Neighbouring n : answer(*accountant))
+      if (!why) why = other_relation(event, name, n, choice.options.neighbouring);
+  }
+  if (why && choice.names.size() == 1)
+    throw UnsupportedEvent(what.empty() ? *why : what + ": " + *why);
+  return why;
 }
 
 }  // namespace
@@ -171,21 +191,31 @@ std::vector<AccountantGuarantees> account(const DpEvent& event, const Accountant
   std::vector<AccountantGuarantees> out;
   for (const auto& name : choice.names) {
     AccountantGuarantees a{name, std::nullopt, {}};
-    auto accountant = make_accountant(name, choice.options);
-    std::optional<std::string> why = accountant->unsupported_reason(event);
-    if (!why) {
-      accountant->compose(event);
-      for (double target : targets)
-        a.guarantees.push_back(solve_delta ? accountant->delta(target)
-                                           : accountant->epsilon(target));
-      why = other_relation(event, a.guarantees, choice.options.neighbouring);
-    }
-    if (why) {
-      if (choice.names.size() == 1)
-        throw UnsupportedEvent(what.empty() ? *why : what + ": " + *why);
-      a.unsupported = *why;
-      a.guarantees.clear();
-    }
+    a.unsupported = answer_one(event, choice, name, what, [&](const Accountant& accountant) {
+      std::vector<Neighbouring> relations;
+      for (double target : targets) {
+        a.guarantees.push_back(solve_delta ? accountant.delta(target) : accountant.epsilon(target));
+        relations.push_back(a.guarantees.back().neighbouring);
+      }
+      return relations;
+    });
+    if (a.unsupported) a.guarantees.clear();
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<AccountantAttackBounds> attack_bounds_each(const DpEvent& event,
+                                                       const AccountantChoice& choice,
+                                                       std::span<const double> fprs) {
+  std::vector<AccountantAttackBounds> out;
+  for (const auto& name : choice.names) {
+    AccountantAttackBounds a{name, std::nullopt, std::nullopt};
+    a.unsupported = answer_one(event, choice, name, "", [&](const Accountant& accountant) {
+      a.bounds = accountant.attack_bounds(fprs);
+      return std::vector<Neighbouring>{a.bounds->neighbouring};
+    });
+    if (a.unsupported) a.bounds.reset();
     out.push_back(std::move(a));
   }
   return out;

@@ -4,6 +4,7 @@
 // epsilon, delta, the solvers, sweep and plot.
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,21 @@ struct AccountantGuarantees {
 std::vector<AccountantGuarantees> account(const DpEvent& event, const AccountantChoice& choice,
                                           const std::vector<double>& targets, bool solve_delta,
                                           const std::string& what = "");
+
+/// One accountant's bounds on membership-inference attacks (SPEC §11), or
+/// why it gives none.
+struct AccountantAttackBounds {
+  std::string accountant;
+  std::optional<std::string> unsupported;
+  std::optional<AttackBounds> bounds;
+};
+/// Every chosen accountant's attack bounds for `event` at `fprs`, under the
+/// same rules as account(): in order, an accountant that cannot handle the
+/// event (or answers under another relation than asked) carries its reason,
+/// and one named alone is an error.
+std::vector<AccountantAttackBounds> attack_bounds_each(const DpEvent& event,
+                                                       const AccountantChoice& choice,
+                                                       std::span<const double> fprs);
 
 /// The ε/δ table of any event: `inputs` as given, then one row per accountant
 /// and target. An accountant named alone that cannot handle the event is an

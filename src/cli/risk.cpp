@@ -67,16 +67,13 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
   const std::vector<double> asked =
       drawing ? curve_fprs(*std::min_element(fprs.begin(), fprs.end())) : fprs;
   std::vector<AttackBounds> answers;
-  for (const auto& name : choice.names) {
-    auto accountant = make_accountant(name, choice.options);
-    if (auto why = accountant->unsupported_reason(*run.event)) {
-      if (choice.names.size() == 1) throw UnsupportedEvent(*why);
-      rep.footnotes.push_back("warning: skipped " + *why);
-      err << "dpbudget: warning: skipped " << *why << '\n';
+  for (auto& a : attack_bounds_each(*run.event, choice, asked)) {
+    if (a.unsupported) {
+      rep.footnotes.push_back("warning: skipped " + *a.unsupported);
+      err << "dpbudget: warning: skipped " << *a.unsupported << '\n';
       continue;
     }
-    accountant->compose(*run.event);
-    answers.push_back(accountant->attack_bounds(asked));
+    answers.push_back(std::move(*a.bounds));
   }
   if (answers.empty()) throw UnsupportedEvent("no accountant supports this event");
   if (drawing) {

@@ -297,13 +297,22 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-void render_csv(const Report& report, std::ostream& out) {
-  const auto columns = columns_of(report.results, in_data);
-  // CSV is for machines: every number is the exact double, as in JSON.
+/// CSV is for machines: every number is the exact double, as in JSON.
+TextStyle csv_style() {
   TextStyle exact{0};
   exact.wide = true;
+  return exact;
+}
+
+void write_csv_header(const std::vector<std::string>& columns, std::ostream& out) {
   for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << csv_field(columns[c]);
   out << '\n';
+}
+
+void render_csv(const Report& report, std::ostream& out) {
+  const auto columns = columns_of(report.results, in_data);
+  const TextStyle exact = csv_style();
+  write_csv_header(columns, out);
   for (const auto& r : report.results) {
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const Cell* cell = r.find(columns[c]);
@@ -327,13 +336,6 @@ void render_json_line(const Record& record, std::ostream& out) {
 
 namespace {
 
-/// CSV is for machines: every number is the exact double, as in JSON.
-TextStyle csv_style() {
-  TextStyle exact{0};
-  exact.wide = true;
-  return exact;
-}
-
 void write_u32(std::FILE* f, std::uint32_t v) {
   if (std::fwrite(&v, sizeof v, 1, f) != 1) throw std::runtime_error("CSV spool: write failed");
 }
@@ -350,24 +352,6 @@ std::vector<std::string> csv_columns(const Record& record) {
   for (const auto& [key, cell] : record.cells)
     if (in_data(cell)) columns.push_back(key);
   return columns;
-}
-
-void render_csv_header(const std::vector<std::string>& columns, std::ostream& out) {
-  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << csv_field(columns[c]);
-  out << '\n';
-}
-
-void render_csv_row(const Record& record, const std::vector<std::string>& columns,
-                    std::ostream& out) {
-  for (const auto& [key, cell] : record.cells)
-    if (in_data(cell) && std::find(columns.begin(), columns.end(), key) == columns.end())
-      throw std::invalid_argument(key);
-  const TextStyle exact = csv_style();
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    const Cell* cell = record.find(columns[c]);
-    out << (c ? "," : "") << (cell && in_data(*cell) ? csv_field(to_text(*cell, exact)) : "");
-  }
-  out << '\n';
 }
 
 CsvSpool::CsvSpool(std::optional<std::vector<std::string>> fixed) : file_(std::tmpfile()) {
@@ -405,7 +389,7 @@ void CsvSpool::add(const Record& record) {
 }
 
 void CsvSpool::finish(std::ostream& out, bool header) {
-  if (header) render_csv_header(columns_, out);
+  if (header) write_csv_header(columns_, out);
   std::rewind(file_);
   std::vector<std::string> fields(columns_.size());
   for (std::size_t r = 0; r < rows_; ++r) {

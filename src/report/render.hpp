@@ -67,12 +67,5 @@ class CsvSpool {
 
 /// The data columns of `record` (every cell but Show::compact), in order.
 std::vector<std::string> csv_columns(const Record& record);
-/// One CSV row of `record` under `columns`: an empty field where the record
-/// has no such cell. Throws std::invalid_argument naming a data cell whose
-/// column is not in `columns`.
-void render_csv_row(const Record& record, const std::vector<std::string>& columns,
-                    std::ostream& out);
-/// The header row of `columns`.
-void render_csv_header(const std::vector<std::string>& columns, std::ostream& out);
 
 }  // namespace dpb::report

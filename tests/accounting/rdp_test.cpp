@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
+#include "accounting/events.hpp"
 #include "accounting/log_math.hpp"
+#include "accounting/rdp_accountant.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -376,4 +378,31 @@ TEST_CASE("log-space helpers") {
   CHECK(lm::binomial_sign(1.5, 3) == -1);
   CHECK(lm::binomial_sign(1.5, 4) == 1);
   CHECK(lm::binomial_sign(1.5, 2) == 1);
+}
+
+TEST_CASE("rdp: a DP-SGD run's pruned epsilon is the full curve's, to the bit, with its order") {
+  // The accountant evaluates only the orders that can win (rdp_accountant.cpp,
+  // pruned_epsilon); epsilon_from_rdp over the whole curve is the reference.
+  for (const dpb::RdpConversion conversion :
+       {dpb::RdpConversion::improved, dpb::RdpConversion::classic})
+    for (double q : {1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0})
+      for (double sigma : {0.4, 0.8, 1.1, 2.0, 6.0})
+        for (std::int64_t steps : {1, 100, 10000}) {
+          dpb::AccountantOptions options;
+          options.conversion = conversion;
+          const auto event = dpb::make_dp_sgd(q, sigma, steps);
+          for (double delta : {1e-12, 1e-5, 0.1}) {
+            dpb::RdpAccountant pruned(options);
+            pruned.compose(*event);
+            const dpb::Guarantee g = pruned.epsilon(delta);
+            dpb::RdpAccountant full(options);
+            full.compose(*event);
+            const dpb::RdpEpsilon want =
+                dpb::epsilon_from_rdp(full.orders(), full.curve(), delta, conversion);
+            INFO("q ", q, " sigma ", sigma, " T ", steps, " delta ", delta);
+            CHECK(g.epsilon == want.epsilon);
+            REQUIRE(g.order);
+            CHECK(*g.order == want.order);
+          }
+        }
 }
