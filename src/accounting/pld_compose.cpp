@@ -22,6 +22,10 @@ namespace {
 constexpr double kFftStageUlps = 8;
 /// (4): coefficients whose bound (r + ρ)^T is below e^{kNegligible} are set to 0.
 constexpr double kNegligible = -50;
+/// (4): the quick test for negligible coefficients drops one only when its
+/// bound is below e^{kNegligible} by this relative margin, far more than the
+/// round-off of |v|², exp and log.
+constexpr double kDropMargin = 1e-9;
 /// Below e^{−740} a modulus is (nearly) subnormal: such Z_k are left at 0
 /// (their error is already inside the perturbation bound).
 constexpr double kLogUnderflow = -740;
@@ -76,16 +80,23 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   // otherwise one full forward transform per release.
   const auto cand = candidates(prep, n, kNegligible);
   if (!cand && n > max_grid) throw GridTooLarge("pld: composed grid exceeds the limit");
-  for (std::size_t c = 0; c < prep.losses.size(); ++c) {
-    const auto& x = prep.losses[c];
+  for (std::size_t c = 0; c < prep.releases.size(); ++c) {
+    const auto& x = prep.loss(c);
     const double t = prep.counts[c];
     double norm1 = 0;
     for (double v : x.mass) norm1 += v;
     const double rho = (cand ? direct_gamma(x.mass.size()) : gamma) * norm1;
     rho_total += t * rho;
     const auto spectrum = cand ? direct_dft(x.mass, n, *cand) : fft::forward(x.mass, n);
+    // A coefficient with T·log(min(r + ρ, 1)) < kNegligible is dropped whatever
+    // the other releases give (their terms are ≤ 0). Most of a full transform
+    // is, and |v|² below this says so without the logarithms; the rest take
+    // the full update below (the same survivors, the same values).
+    const double keep = std::exp(kNegligible / t) * (1 - kDropMargin) - rho;
+    const double drop_below = keep > 0 ? keep * keep : 0.0;
     auto update = [&](Survivor& s) {
       const std::complex<double> v = spectrum[cand ? s.idx : s.k];
+      if (std::norm(v) < drop_below) return false;
       const double r = std::min(std::abs(v), 1.0);
       const double rp = std::min(r + rho, 1.0);
       s.log_r += r > 0 ? t * std::log(r) : -kInf;
@@ -155,10 +166,10 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
                         ? 0.0
                         : std::exp(prep.log_tail_below(static_cast<double>(k_a - 1) * interval));
   double log_finite = 0, log_certain = 0, var = 0;
-  for (std::size_t c = 0; c < prep.losses.size(); ++c) {
-    log_finite += prep.counts[c] * std::log1p(-std::min(prep.losses[c].dropped_mass, 1.0));
-    log_certain += prep.counts[c] * std::log1p(-std::min(prep.losses[c].infinite_mass, 1.0));
-    var += prep.counts[c] * prep.losses[c].split_variance;
+  for (std::size_t c = 0; c < prep.releases.size(); ++c) {
+    log_finite += prep.counts[c] * std::log1p(-std::min(prep.loss(c).dropped_mass, 1.0));
+    log_certain += prep.counts[c] * std::log1p(-std::min(prep.loss(c).infinite_mass, 1.0));
+    var += prep.counts[c] * prep.loss(c).split_variance;
   }
   out.infinite_mass = -std::expm1(log_finite);
   // The composed loss is +∞ as soon as one release's is: 1 − Π(1 − m_c)^{T_c},

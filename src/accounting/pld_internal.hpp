@@ -87,6 +87,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -215,15 +217,41 @@ struct Block {
   double mass, mean, lo, hi;
 };
 
+/// A release's transform at a size of its own, from which candidates()
+/// locates the few frequencies that survive many compositions: the moduli
+/// |X̂(2πi/m)|, i ≤ m/2, their error bound ρ, and the spread Σ_j x_j |j − mean|
+/// (in grid steps: the Lipschitz constant of |X(θ)|).
+struct CoarseSpectrum {
+  std::vector<double> modulus;
+  std::size_t m = 0;
+  double rho = 0, spread = 0;
+};
+
+/// One release discretised, with its Chernoff blocks and ψ(±λ) per λ: a pure
+/// function of (mechanism, direction, Δ, tail mass, grid limit), shared by
+/// every composition that asks for it (pld_tail_window.cpp remembers them).
+struct Release {
+  DiscreteLoss loss;
+  std::vector<Block> blocks;
+  std::vector<double> mgf_up, mgf_down;  ///< ψ(λ), ψ(−λ) of one release
+  /// Computed on first use, once, from any thread (pld_spectrum.cpp): the
+  /// points of a series and a solver's iterates read the same release again.
+  const CoarseSpectrum& coarse() const;
+
+ private:
+  mutable std::once_flag coarse_once_;
+  mutable CoarseSpectrum coarse_;
+};
+
 /// The discretised releases of one direction, with their Chernoff bounds.
 struct Prepared {
-  std::vector<DiscreteLoss> losses;
+  std::vector<std::shared_ptr<const Release>> releases;
   std::vector<double> counts;
-  std::vector<std::vector<Block>> blocks;
   std::int64_t first = 0, last = 0;  // support of the composed loss (grid indices)
   double total_count = 0;
   // Chernoff: log P(S ≥ x) ≤ min_λ −λx + Σ T ψ(λ) (upper), log P(S ≤ x) ≤ min_λ λx + Σ T ψ(−λ).
   std::vector<double> lambdas, psi_up, psi_down;
+  const DiscreteLoss& loss(std::size_t c) const { return releases[c]->loss; }
   double log_tail_above(double x) const;
   double log_tail_below(double x) const;
 };

@@ -5,6 +5,7 @@
 // direct sums (direct_dft), and δ(ε) is read from them in closed form
 // (ComposedLoss::spectral_delta), with no transform or array of the window.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -20,6 +21,8 @@ namespace {
 /// Terms per block of direct_dft(): the block shares one twiddle table and
 /// one block factor, and its sum carries ≤ (kDirectBlock − 1)u of the moduli.
 constexpr std::size_t kDirectBlock = 64;
+/// direct_dft() sums this many frequencies in one pass (a speed choice).
+constexpr std::size_t kDirectLanes = 4;
 /// direct_gamma(): the twiddle error (table entry times block factor, ~32u)
 /// rounded up, in units of u.
 constexpr double kTwiddleUlps = 40;
@@ -79,23 +82,68 @@ std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::
     return std::polar(
         1.0, -2 * std::numbers::pi * static_cast<double>(turn % un) / static_cast<double>(n));
   };
-  std::vector<std::complex<double>> out(ks.size()), sums(blocks);
-  std::complex<double> table[kDirectBlock];
-  for (std::size_t i = 0; i < ks.size(); ++i) {
-    const std::uint64_t k = ks[i];
-    for (std::size_t r = 0; r < kDirectBlock; ++r) table[r] = unit(k * r);
+  std::vector<std::complex<double>> out(ks.size());
+  std::vector<std::vector<std::complex<double>>> sums(kDirectLanes,
+                                                      std::vector<std::complex<double>>(blocks));
+  double table_re[kDirectLanes][kDirectBlock], table_im[kDirectLanes][kDirectBlock];
+  // kDirectLanes frequencies at a time: one pass over x feeds independent
+  // sums (the additions of one sum wait for each other; those of several do
+  // not). Each frequency's sums are the same operations in the same order as
+  // one at a time.
+  for (std::size_t first = 0; first < ks.size(); first += kDirectLanes) {
+    const std::size_t lanes = std::min(kDirectLanes, ks.size() - first);
+    for (std::size_t l = 0; l < kDirectLanes; ++l)
+      for (std::size_t r = 0; r < kDirectBlock; ++r) {
+        // Unused lanes sum zeros (and are not read).
+        const std::complex<double> w =
+            l < lanes ? unit(static_cast<std::uint64_t>(ks[first + l]) * r) : 0.0;
+        table_re[l][r] = w.real();
+        table_im[l][r] = w.imag();
+      }
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t start = b * kDirectBlock, stop = std::min(x.size(), start + kDirectBlock);
-      double re = 0, im = 0;
+      double re[kDirectLanes] = {}, im[kDirectLanes] = {};
       for (std::size_t j = start; j < stop; ++j) {
-        re += x[j] * table[j - start].real();
-        im += x[j] * table[j - start].imag();
+        const double v = x[j];
+        for (std::size_t l = 0; l < kDirectLanes; ++l) {
+          re[l] += v * table_re[l][j - start];
+          im[l] += v * table_im[l][j - start];
+        }
       }
-      sums[b] = std::complex<double>(re, im) * unit((k * start) % un);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const std::uint64_t k = ks[first + l];
+        sums[l][b] = std::complex<double>(re[l], im[l]) * unit((k * start) % un);
+      }
     }
-    out[i] = pairwise_sum(sums);
+    for (std::size_t l = 0; l < lanes; ++l) out[first + l] = pairwise_sum(sums[l]);
   }
   return out;
+}
+
+const CoarseSpectrum& Release::coarse() const {
+  std::call_once(coarse_once_, [this] {
+    const auto& x = loss.mass;
+    // Any size gives a sound bound (the transform folds x modulo m); one near
+    // the release's length keeps the Lipschitz term small. A power of two, so
+    // that releases of similar length (the two directions) share one FFTW plan.
+    const std::size_t m = std::bit_ceil(std::max<std::size_t>(x.size(), 1));
+    double norm1 = 0, first = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      norm1 += x[j];
+      first += x[j] * static_cast<double>(j);
+    }
+    const double mean = norm1 > 0 ? first / norm1 : 0;
+    double spread = 0;
+    for (std::size_t j = 0; j < x.size(); ++j)
+      spread += x[j] * std::abs(static_cast<double>(j) - mean);
+    const auto spectrum = fft::forward(x, m);
+    coarse_.modulus.resize(spectrum.size());
+    for (std::size_t i = 0; i < spectrum.size(); ++i) coarse_.modulus[i] = std::abs(spectrum[i]);
+    coarse_.m = m;
+    coarse_.rho = fft_gamma(m) * norm1 + kModulusUlps * kU;
+    coarse_.spread = spread * (1 + kSpreadRelMargin) + kSpreadAbsMargin;
+  });
+  return coarse_;
 }
 
 /// The frequencies k ≤ n/2 at which Π_c |X_ck|^{T_c} may exceed e^{bound_log},
@@ -107,44 +155,31 @@ std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::si
                                                    double bound_log) {
   const std::size_t h = n / 2 + 1;
   std::size_t widest = 1;
-  for (const auto& x : prep.losses) widest = std::max(widest, x.mass.size());
+  for (const auto& r : prep.releases) widest = std::max(widest, r->loss.mass.size());
   // Direct sums cost (#candidates)·(release size): keep that below ~2e8.
   const std::size_t limit = std::min(
       n / kCandidateDivisor, std::max<std::size_t>(kMinCandidates, kDirectSumBudget / widest));
   struct Coarse {
-    std::vector<double> modulus;
-    std::size_t m;
-    double rho, spread, t;
+    const CoarseSpectrum& s;
+    double t;
     /// Bound on |X(2πk/n)| from the nearest coarse frequency.
     double bound(std::size_t k, std::size_t n_fine) const {
+      const std::size_t m = s.m;
       const double exact =
           static_cast<double>(k) * static_cast<double>(m) / static_cast<double>(n_fine);
       const auto near = static_cast<std::size_t>(std::llround(exact));
       const std::size_t idx = near <= m / 2 ? near : m - near;  // conjugate mirror
       const double dist = 2 * std::numbers::pi * std::abs(exact - static_cast<double>(near)) /
                           static_cast<double>(m);
-      return modulus[idx] + rho + dist * spread;
+      return s.modulus[idx] + s.rho + dist * s.spread;
     }
   };
   std::vector<Coarse> coarse;
-  for (std::size_t c = 0; c < prep.losses.size(); ++c) {
-    const auto& x = prep.losses[c].mass;
-    const std::size_t m = fft::good_size(x.size());
-    if (2 * m >= n) return std::nullopt;  // no cheaper than the full transform
-    double norm1 = 0, first = 0;
-    for (std::size_t j = 0; j < x.size(); ++j) {
-      norm1 += x[j];
-      first += x[j] * static_cast<double>(j);
-    }
-    const double mean = norm1 > 0 ? first / norm1 : 0;
-    double spread = 0;
-    for (std::size_t j = 0; j < x.size(); ++j)
-      spread += x[j] * std::abs(static_cast<double>(j) - mean);
-    const auto spectrum = fft::forward(x, m);
-    std::vector<double> modulus(spectrum.size());
-    for (std::size_t i = 0; i < spectrum.size(); ++i) modulus[i] = std::abs(spectrum[i]);
-    coarse.push_back({std::move(modulus), m, fft_gamma(m) * norm1 + kModulusUlps * kU,
-                      spread * (1 + kSpreadRelMargin) + kSpreadAbsMargin, prep.counts[c]});
+  for (std::size_t c = 0; c < prep.releases.size(); ++c) {
+    // No cheaper than the full transform: decided on the release's length
+    // rounded to a fast size, whatever size its coarse transform has.
+    if (2 * fft::good_size(prep.loss(c).mass.size()) >= n) return std::nullopt;
+    coarse.push_back({prep.releases[c]->coarse(), prep.counts[c]});
   }
   // Every survivor k has T_c·log|X_ck| ≥ bound_log for each c (all terms are
   // ≤ 0). For the release with the fewest, list the fine k of each coarse bin
@@ -153,15 +188,15 @@ std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::si
   bool have_best = false;
   for (const Coarse& cs : coarse) {
     const double threshold = std::exp(bound_log / cs.t);
-    const double edge = std::numbers::pi / static_cast<double>(cs.m) * cs.spread;
+    const double edge = std::numbers::pi / static_cast<double>(cs.s.m) * cs.s.spread;
     std::vector<std::size_t> list;
-    for (std::size_t bin = 0; bin <= cs.m / 2; ++bin) {
-      if (cs.modulus[bin] + cs.rho + edge < threshold) continue;
+    for (std::size_t bin = 0; bin <= cs.s.m / 2; ++bin) {
+      if (cs.s.modulus[bin] + cs.s.rho + edge < threshold) continue;
       // Fine k whose nearest coarse frequency is `bin`.
       const double lo =
-          (static_cast<double>(bin) - 0.5) * static_cast<double>(n) / static_cast<double>(cs.m);
+          (static_cast<double>(bin) - 0.5) * static_cast<double>(n) / static_cast<double>(cs.s.m);
       const double hi =
-          (static_cast<double>(bin) + 0.5) * static_cast<double>(n) / static_cast<double>(cs.m);
+          (static_cast<double>(bin) + 0.5) * static_cast<double>(n) / static_cast<double>(cs.s.m);
       const auto k_lo = static_cast<std::size_t>(std::max(0.0, std::floor(lo)));
       const auto k_hi = std::min(h - 1, static_cast<std::size_t>(std::ceil(hi)));
       for (std::size_t k = k_lo; k <= k_hi; ++k) {

@@ -81,14 +81,6 @@ double Prepared::log_tail_below(double x) const {
 
 namespace {
 
-/// One release discretised, with its Chernoff blocks and ψ(±λ) per λ: a
-/// pure function of (mechanism, direction, Δ, tail mass, grid limit).
-struct Release {
-  DiscreteLoss loss;
-  std::vector<Block> blocks;
-  std::vector<double> mgf_up, mgf_down;  ///< ψ(λ), ψ(−λ) of one release
-};
-
 /// Releases are remembered for the process: the points of a series (whose
 /// tail masses Options::share_releases rounds to a power of two, and whose
 /// grids follow their neighbour's) ask for the same release again; other
@@ -142,11 +134,9 @@ Prepared prepare(std::span<const Component> components, Direction d, double inte
   p.psi_up.assign(p.lambdas.size(), 0.0);
   p.psi_down.assign(p.lambdas.size(), 0.0);
   for (const auto& c : components) {
-    const auto r = release(c.mechanism, d, interval, tail_mass, max_points, p.lambdas);
-    p.losses.push_back(r->loss);
+    auto r = release(c.mechanism, d, interval, tail_mass, max_points, p.lambdas);
     p.counts.push_back(static_cast<double>(c.count));
-    p.blocks.push_back(r->blocks);
-    const auto& x = p.losses.back();
+    const auto& x = r->loss;
     p.first += c.count * x.first_index;
     p.last += c.count * (x.first_index + static_cast<std::int64_t>(x.mass.size()) - 1);
     p.total_count += static_cast<double>(c.count);
@@ -154,6 +144,7 @@ Prepared prepare(std::span<const Component> components, Direction d, double inte
       p.psi_up[i] += p.counts.back() * r->mgf_up[i];
       p.psi_down[i] += p.counts.back() * r->mgf_down[i];
     }
+    p.releases.push_back(std::move(r));
   }
   return p;
 }

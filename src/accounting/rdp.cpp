@@ -17,19 +17,18 @@
 #include "accounting/rdp.hpp"
 
 #include <algorithm>
-#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "accounting/errors.hpp"
 #include "accounting/log_math.hpp"
+#include "accounting/multiprecision.hpp"
 
 namespace dpb {
 namespace {
 
 namespace lm = logmath;
-using mp50 = boost::multiprecision::cpp_bin_float_50;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

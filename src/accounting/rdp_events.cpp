@@ -18,19 +18,18 @@
 
 #include <algorithm>
 #include <bit>
-#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <limits>
 
 #include "accounting/errors.hpp"
 #include "accounting/log_math.hpp"
+#include "accounting/multiprecision.hpp"
 #include "accounting/rdp.hpp"
 
 namespace dpb {
 namespace {
 
 namespace lm = logmath;
-using mp50 = boost::multiprecision::cpp_bin_float_50;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit round-off
