@@ -5,6 +5,7 @@
 // pld_tail_window.cpp; with few coefficients left the result stays in the
 // spectral form of pld_spectrum.cpp.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -51,14 +52,23 @@ double fft_gamma(std::size_t n) {
 }
 
 ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
-                          double tail_mass, double window_tail, std::size_t max_grid) {
+                          double tail_mass, double window_tail, std::size_t max_grid, bool shared) {
   const Prepared prep = prepare(components, d, interval, tail_mass, max_grid);
   const auto [k_a, k_b] = window(prep, interval, window_tail);
   // The window may exceed max_grid when only a few Fourier coefficients are
   // needed (spectral form, no array of the window), never kMaxSpectralWindow.
   if (static_cast<double>(k_b - k_a) + 1 > static_cast<double>(kMaxSpectralWindow))
     throw GridTooLarge("pld: composed grid exceeds the limit");
-  const std::size_t n = fft::good_size(static_cast<std::size_t>(k_b - k_a + 1));
+  const auto span = static_cast<std::size_t>(k_b - k_a + 1);
+  std::size_t n = fft::good_size(span);
+  if (shared) {
+    // Any period ≥ the window is sound (a longer one folds less). Powers of
+    // two give a series a handful of periods in all, each with its
+    // remembered transforms. Not where the ladder would cross the grid limit
+    // that the fast size stays under (the full transform must stay possible).
+    const std::size_t wide = std::bit_ceil(span);
+    if ((wide <= max_grid || n > max_grid) && wide <= kMaxSpectralWindow) n = wide;
+  }
 
   // (4) Π_c X_c^{T_c} in log-polar form; (5) round-off terms.
   const std::size_t h = n / 2 + 1;
@@ -81,13 +91,21 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   const auto cand = candidates(prep, n, kNegligible);
   if (!cand && n > max_grid) throw GridTooLarge("pld: composed grid exceeds the limit");
   for (std::size_t c = 0; c < prep.releases.size(); ++c) {
-    const auto& x = prep.loss(c);
+    const Release& release = *prep.releases[c];
+    const auto& x = release.loss;
     const double t = prep.counts[c];
     double norm1 = 0;
     for (double v : x.mass) norm1 += v;
     const double rho = (cand ? direct_gamma(x.mass.size()) : gamma) * norm1;
     rho_total += t * rho;
-    const auto spectrum = cand ? direct_dft(x.mass, n, *cand) : fft::forward(x.mass, n);
+    std::shared_ptr<const std::vector<std::complex<double>>> held;
+    if (cand)
+      held = std::make_shared<const std::vector<std::complex<double>>>(release.dft_at(n, *cand));
+    else if (shared)
+      held = release.transform(n);
+    else
+      held = std::make_shared<const std::vector<std::complex<double>>>(fft::forward(x.mass, n));
+    const std::vector<std::complex<double>>& spectrum = *held;
     // A coefficient with T·log(min(r + ρ, 1)) < kNegligible is dropped whatever
     // the other releases give (their terms are ≤ 0). Most of a full transform
     // is, and |v|² below this says so without the logarithms; the rest take

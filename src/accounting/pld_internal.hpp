@@ -87,6 +87,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -224,6 +225,7 @@ struct Block {
 struct CoarseSpectrum {
   std::vector<double> modulus;
   std::size_t m = 0;
+  std::size_t fast_length = 0;  ///< fft::good_size of the release's length
   double rho = 0, spread = 0;
 };
 
@@ -237,10 +239,22 @@ struct Release {
   /// Computed on first use, once, from any thread (pld_spectrum.cpp): the
   /// points of a series and a solver's iterates read the same release again.
   const CoarseSpectrum& coarse() const;
+  /// fft::good_size(loss.mass.size()), computed once.
+  std::size_t fast_length() const { return coarse().fast_length; }
+  /// X_k = Σ_j x_j e^{−2πi jk/n} at the listed k, by direct_dft(); each
+  /// (n, k) is computed once and remembered (up to kRememberedCoefficients),
+  /// so the points of a series that share a period n share their sums.
+  std::vector<std::complex<double>> dft_at(std::size_t n, std::span<const std::size_t> ks) const;
+  /// fft::forward(loss.mass, n), the last n asked remembered.
+  std::shared_ptr<const std::vector<std::complex<double>>> transform(std::size_t n) const;
 
  private:
   mutable std::once_flag coarse_once_;
   mutable CoarseSpectrum coarse_;
+  mutable std::mutex mutex_;  ///< guards dft_ and transform_
+  mutable std::map<std::pair<std::size_t, std::size_t>, std::complex<double>> dft_;
+  mutable std::shared_ptr<const std::vector<std::complex<double>>> transform_;
+  mutable std::size_t transform_n_ = 0;
 };
 
 /// The discretised releases of one direction, with their Chernoff bounds.
@@ -289,9 +303,13 @@ inline double hermitian_weight(std::size_t k, std::size_t n) {
   return (k == 0 || (n % 2 == 0 && k == n / 2)) ? 1.0 : 2.0;
 }
 
-/// compose() with a grid limit of `max_grid` (GridTooLarge past it).
+/// compose() with a grid limit of `max_grid` (GridTooLarge past it). With
+/// `shared` (Options::share_releases) the period is a power of two where the
+/// limits allow, so that nearby run lengths share one and with it the
+/// release's remembered transforms (Release::dft_at, Release::transform).
 ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
-                          double tail_mass, double window_tail, std::size_t max_grid);
+                          double tail_mass, double window_tail, std::size_t max_grid,
+                          bool shared = false);
 
 // --- (4), (5) few coefficients: pld_spectrum.cpp ----------------------------
 

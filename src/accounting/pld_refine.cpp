@@ -116,7 +116,8 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       // The two directions are independent: the add direction runs on a
       // second thread when there is one.
       auto run = [&](Direction d) {
-        return compose_impl(comps, d, interval, tail_mass, window_tail, options.max_grid);
+        return compose_impl(comps, d, interval, tail_mass, window_tail, options.max_grid,
+                            options.share_releases);
       };
       std::future<ComposedLoss> add;
       if (!symmetric) add = std::async(std::launch::async, run, Direction::add);

@@ -21,6 +21,9 @@ namespace {
 /// Terms per block of direct_dft(): the block shares one twiddle table and
 /// one block factor, and its sum carries ≤ (kDirectBlock − 1)u of the moduli.
 constexpr std::size_t kDirectBlock = 64;
+/// Release::dft_at() remembers at most this many coefficients per release
+/// (16 bytes each and a map node: a few MiB).
+constexpr std::size_t kRememberedCoefficients = std::size_t{1} << 16;
 /// direct_dft() sums this many frequencies in one pass (a speed choice).
 constexpr std::size_t kDirectLanes = 4;
 /// direct_gamma(): the twiddle error (table entry times block factor, ~32u)
@@ -140,10 +143,51 @@ const CoarseSpectrum& Release::coarse() const {
     coarse_.modulus.resize(spectrum.size());
     for (std::size_t i = 0; i < spectrum.size(); ++i) coarse_.modulus[i] = std::abs(spectrum[i]);
     coarse_.m = m;
+    coarse_.fast_length = fft::good_size(x.size());
     coarse_.rho = fft_gamma(m) * norm1 + kModulusUlps * kU;
     coarse_.spread = spread * (1 + kSpreadRelMargin) + kSpreadAbsMargin;
   });
   return coarse_;
+}
+
+std::vector<std::complex<double>> Release::dft_at(std::size_t n,
+                                                  std::span<const std::size_t> ks) const {
+  std::vector<std::complex<double>> out(ks.size());
+  std::vector<std::size_t> missing, where;
+  {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      const auto it = dft_.find({n, ks[i]});
+      if (it != dft_.end()) {
+        out[i] = it->second;
+      } else {
+        missing.push_back(ks[i]);
+        where.push_back(i);
+      }
+    }
+  }
+  if (missing.empty()) return out;
+  // Each X_k is a function of (x, n, k) alone: the same value whichever list
+  // it is computed in, and whichever thread computes it first.
+  const auto values = direct_dft(loss.mass, n, missing);
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    out[where[i]] = values[i];
+    if (dft_.size() < kRememberedCoefficients) dft_.emplace(std::pair{n, missing[i]}, values[i]);
+  }
+  return out;
+}
+
+std::shared_ptr<const std::vector<std::complex<double>>> Release::transform(std::size_t n) const {
+  {
+    std::lock_guard lock(mutex_);
+    if (transform_ && transform_->size() == n / 2 + 1 && transform_n_ == n) return transform_;
+  }
+  auto t = std::make_shared<const std::vector<std::complex<double>>>(fft::forward(loss.mass, n));
+  std::lock_guard lock(mutex_);
+  transform_ = t;
+  transform_n_ = n;
+  return t;
 }
 
 /// The frequencies k ≤ n/2 at which Π_c |X_ck|^{T_c} may exceed e^{bound_log},
@@ -178,7 +222,7 @@ std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::si
   for (std::size_t c = 0; c < prep.releases.size(); ++c) {
     // No cheaper than the full transform: decided on the release's length
     // rounded to a fast size, whatever size its coarse transform has.
-    if (2 * fft::good_size(prep.loss(c).mass.size()) >= n) return std::nullopt;
+    if (2 * prep.releases[c]->fast_length() >= n) return std::nullopt;
     coarse.push_back({prep.releases[c]->coarse(), prep.counts[c]});
   }
   // Every survivor k has T_c·log|X_ck| ≥ bound_log for each c (all terms are
