@@ -94,6 +94,32 @@ TEST_CASE("sigma round trip: eps(sigma*) <= target < eps(sigma* (1 - 2 tol))") {
       }
 }
 
+TEST_CASE(
+    "pld sigma (search started from rdp's sigma): eps(sigma*) <= target, and less noise fails") {
+  // PLD starts its search from RDP's σ for the same target (a bracket
+  // [σ_rdp / 1.25, σ_rdp]); the answer must not depend on that: it meets the
+  // target, is below RDP's σ (PLD is tighter here), and 2·tol less noise
+  // fails, even by PLD's lower bound. Small and large targets put PLD's σ
+  // near either end of the first bracket.
+  const EpsilonOracle pld{"pld", {}, 1e-5};
+  const EpsilonOracle rdp{"rdp", {}, 1e-5};
+  const double tol = 1e-3;
+  for (double q : {0.01, 0.1})
+    for (double target : {0.5, 2.0, 8.0}) {
+      CAPTURE(q);
+      CAPTURE(target);
+      const std::int64_t steps = 1000;
+      auto event_of = [&](double s) { return make_dp_sgd(q, s, steps); };
+      const auto s = smallest_noise_multiplier(event_of, pld, target, tol, 1e4);
+      const auto r = smallest_noise_multiplier(event_of, rdp, target, tol, 1e4);
+      CHECK(s.guarantee.epsilon <= target);
+      CHECK(s.noise_multiplier < r.noise_multiplier);
+      const auto less = pld(*event_of(s.noise_multiplier * (1 - 2 * tol)));
+      REQUIRE(less.epsilon_lower);
+      CHECK(*less.epsilon_lower > target);
+    }
+}
+
 TEST_CASE("no sigma below the bound meets an unreachable target") {
   const auto oracle = rdp_oracle({}, 1e-5);
   auto event_of = [](double s) { return make_dp_sgd(0.5, s, 100000); };
