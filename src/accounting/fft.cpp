@@ -109,15 +109,33 @@ std::size_t good_size(std::size_t n) {
   }
 }
 
-std::vector<std::complex<double>> forward(std::span<const double> x, std::size_t n) {
+namespace {
+
+/// The forward transform of x folded to length n, in FFTW's output array.
+std::unique_ptr<fftw_complex[], FftwFree> transformed(std::span<const double> x, std::size_t n) {
   auto in = alloc<double>(n);
   auto out = alloc<fftw_complex>(n / 2 + 1);
   std::fill(in.get(), in.get() + n, 0.0);
   for (std::size_t j = 0; j < x.size(); ++j) in[j % n] += x[j];  // fold: circular aliasing
   const Plan plan = plan_for(Kind::forward, n, in.get(), out.get());
   fftw_execute_dft_r2c(plan.get(), in.get(), out.get());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::complex<double>> forward(std::span<const double> x, std::size_t n) {
+  const auto out = transformed(x, n);
   std::vector<std::complex<double>> result(n / 2 + 1);
   std::memcpy(static_cast<void*>(result.data()), out.get(), sizeof(fftw_complex) * (n / 2 + 1));
+  return result;
+}
+
+std::vector<double> forward_modulus(std::span<const double> x, std::size_t n) {
+  const auto out = transformed(x, n);
+  std::vector<double> result(n / 2 + 1);
+  for (std::size_t k = 0; k < result.size(); ++k)
+    result[k] = std::abs(std::complex<double>(out[k][0], out[k][1]));
   return result;
 }
 

@@ -16,6 +16,9 @@ std::size_t good_size(std::size_t n);
 /// conjugate mirror).
 std::vector<std::complex<double>> forward(std::span<const double> x, std::size_t n);
 
+/// |X_k| of forward(x, n), k = 0 … n/2, without holding the complex spectrum.
+std::vector<double> forward_modulus(std::span<const double> x, std::size_t n);
+
 /// Inverse of forward(): y_j = (1/n) Σ_k X_k e^{2πi jk/n} for a Hermitian
 /// spectrum given by its n/2 + 1 first coefficients.
 std::vector<double> inverse(std::vector<std::complex<double>> spectrum, std::size_t n);

@@ -139,9 +139,7 @@ const CoarseSpectrum& Release::coarse() const {
     double spread = 0;
     for (std::size_t j = 0; j < x.size(); ++j)
       spread += x[j] * std::abs(static_cast<double>(j) - mean);
-    const auto spectrum = fft::forward(x, m);
-    coarse_.modulus.resize(spectrum.size());
-    for (std::size_t i = 0; i < spectrum.size(); ++i) coarse_.modulus[i] = std::abs(spectrum[i]);
+    coarse_.modulus = fft::forward_modulus(x, m);
     coarse_.m = m;
     coarse_.fast_length = fft::good_size(x.size());
     coarse_.rho = fft_gamma(m) * norm1 + kModulusUlps * kU;
