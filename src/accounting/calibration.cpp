@@ -72,10 +72,6 @@ std::string num(double v) {
   return buf;
 }
 
-}  // namespace
-
-namespace {
-
 /// Where a costly accountant starts its σ search: a cheaper accountant's σ
 /// for the same target. A PLD evaluation composes on a grid of 10^5–10^6
 /// points (tens of ms), and the search from σ = 1 spends most of its time far

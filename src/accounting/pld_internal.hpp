@@ -245,7 +245,8 @@ struct Release {
   /// (n, k) is computed once and remembered (up to kRememberedCoefficients),
   /// so the points of a series that share a period n share their sums.
   std::vector<std::complex<double>> dft_at(std::size_t n, std::span<const std::size_t> ks) const;
-  /// fft::forward(loss.mass, n), the last n asked remembered.
+  /// fft::forward(loss.mass, n), the last n asked remembered (up to
+  /// kRememberedTransformPoints).
   std::shared_ptr<const std::vector<std::complex<double>>> transform(std::size_t n) const;
 
  private:

@@ -24,6 +24,9 @@ constexpr std::size_t kDirectBlock = 64;
 /// Release::dft_at() remembers at most this many coefficients per release
 /// (16 bytes each and a map node: a few MiB).
 constexpr std::size_t kRememberedCoefficients = std::size_t{1} << 16;
+/// Release::transform() remembers a transform of at most this many points
+/// (16 MiB of coefficients; with at most 8 releases remembered, 128 MiB).
+constexpr std::size_t kRememberedTransformPoints = std::size_t{1} << 21;
 /// direct_dft() sums this many frequencies in one pass (a speed choice).
 constexpr std::size_t kDirectLanes = 4;
 /// direct_gamma(): the twiddle error (table entry times block factor, ~32u)
@@ -182,6 +185,7 @@ std::shared_ptr<const std::vector<std::complex<double>>> Release::transform(std:
     if (transform_ && transform_->size() == n / 2 + 1 && transform_n_ == n) return transform_;
   }
   auto t = std::make_shared<const std::vector<std::complex<double>>>(fft::forward(loss.mass, n));
+  if (n > kRememberedTransformPoints) return t;
   std::lock_guard lock(mutex_);
   transform_ = t;
   transform_n_ = n;
