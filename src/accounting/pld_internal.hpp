@@ -225,7 +225,6 @@ struct Block {
 struct CoarseSpectrum {
   std::vector<double> modulus;
   std::size_t m = 0;
-  std::size_t fast_length = 0;  ///< fft::good_size of the release's length
   double rho = 0, spread = 0;
 };
 
@@ -239,8 +238,6 @@ struct Release {
   /// Computed on first use, once, from any thread (pld_spectrum.cpp): the
   /// points of a series and a solver's iterates read the same release again.
   const CoarseSpectrum& coarse() const;
-  /// fft::good_size(loss.mass.size()), computed once.
-  std::size_t fast_length() const { return coarse().fast_length; }
   /// X_k = Σ_j x_j e^{−2πi jk/n} at the listed k, by direct_dft(); each
   /// (n, k) is computed once and remembered (up to kRememberedCoefficients),
   /// so the points of a series that share a period n share their sums.

@@ -144,7 +144,6 @@ const CoarseSpectrum& Release::coarse() const {
       spread += x[j] * std::abs(static_cast<double>(j) - mean);
     coarse_.modulus = fft::forward_modulus(x, m);
     coarse_.m = m;
-    coarse_.fast_length = fft::good_size(x.size());
     coarse_.rho = fft_gamma(m) * norm1 + kModulusUlps * kU;
     coarse_.spread = spread * (1 + kSpreadRelMargin) + kSpreadAbsMargin;
   });
@@ -224,7 +223,7 @@ std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::si
   for (std::size_t c = 0; c < prep.releases.size(); ++c) {
     // No cheaper than the full transform: decided on the release's length
     // rounded to a fast size, whatever size its coarse transform has.
-    if (2 * prep.releases[c]->fast_length() >= n) return std::nullopt;
+    if (2 * fft::good_size(prep.loss(c).mass.size()) >= n) return std::nullopt;
     coarse.push_back({prep.releases[c]->coarse(), prep.counts[c]});
   }
   // Every survivor k has T_c·log|X_ck| ≥ bound_log for each c (all terms are
