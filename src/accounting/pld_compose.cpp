@@ -64,10 +64,11 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   if (shared) {
     // Any period ≥ the window is sound (a longer one folds less). Powers of
     // two give a series a handful of periods in all, each with its
-    // remembered transforms. Not where the ladder would cross the grid limit
-    // that the fast size stays under (the full transform must stay possible).
+    // remembered transforms. Only within the grid limit: past it a query made
+    // alone keeps the fast size, and so does a series (a longer period could
+    // leave too many coefficients for direct sums and no full transform).
     const std::size_t wide = std::bit_ceil(span);
-    if ((wide <= max_grid || n > max_grid) && wide <= kMaxSpectralWindow) n = wide;
+    if (wide <= max_grid && wide <= kMaxSpectralWindow) n = wide;
   }
 
   // (4) Π_c X_c^{T_c} in log-polar form; (5) round-off terms.
