@@ -30,6 +30,20 @@ std::string_view to_string(Neighbouring n);
 enum class BoundKind { upper, approximate, lower, estimate };
 std::string_view to_string(BoundKind b);
 
+/// What the lower end of an interval (PLD's `epsilon_lower`, `delta_lower`,
+/// `tpr_lower`, `advantage_lower`) says about the run (SPEC §12). PLD
+/// composes, for each part of the run, a pair of output distributions. When
+/// every pair is *attained* by some pair of neighbouring datasets for this
+/// mechanism, the exact value of the composed pair is the run's, so the lower
+/// end is a sound lower bound on the run (`lower_bound`). When some pair only
+/// *dominates* the mechanism (a generic ε-DP stand-in, a shuffled epoch as an
+/// unamplified release, k > 1 allocations composed separately, ...), the
+/// lower end bounds the stand-in's exact value, not the run's: it only says
+/// how close the upper end is to what that stand-in can give (`accuracy`).
+enum class LowerEnd { lower_bound, accuracy };
+/// "lower bound" or "accuracy".
+std::string_view to_string(LowerEnd l);
+
 /// An (ε, δ) statement with what the accountant knows about it.
 struct Guarantee {
   std::string accountant;
@@ -41,6 +55,8 @@ struct Guarantee {
   bool order_at_edge = false;           ///< best order is the smallest or largest tried
   std::optional<double> epsilon_lower;  ///< lower end of an ε interval (PLD)
   std::optional<double> delta_lower;    ///< lower end of a δ interval (PLD)
+  /// What epsilon_lower / delta_lower claim about the run.
+  LowerEnd lower_end = LowerEnd::lower_bound;
   /// Further named numbers an accountant reports (e.g. "mu", "delta_split_step").
   std::vector<std::pair<std::string, double>> details;
   /// The names in `details` that are counts (e.g. "pld_grid_size"): integers,
@@ -70,9 +86,11 @@ struct AttackBounds {
   Neighbouring neighbouring = Neighbouring::add_remove;
   std::vector<double> fpr;        ///< the false-positive rates asked
   std::vector<double> tpr;        ///< upper bound (or approximation) at each fpr
-  std::vector<double> tpr_lower;  ///< a sound lower bound at each fpr (PLD), or empty
+  std::vector<double> tpr_lower;  ///< the interval's lower end at each fpr (PLD), or empty
   double advantage = 0;           ///< upper bound on max_x (TPR(x) − x)
   std::optional<double> advantage_lower;
+  /// What tpr_lower / advantage_lower claim about the run.
+  LowerEnd lower_end = LowerEnd::lower_bound;
   std::vector<std::pair<std::string, double>> details;
   std::vector<std::string> notes;
 };

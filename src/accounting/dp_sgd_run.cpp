@@ -135,6 +135,18 @@ EventPtr dp_sgd_event(const DpSgdRun& run) {
   return nullptr;
 }
 
+bool event_is_the_run(const DpSgdRun& run) {
+  switch (run.sampling) {
+    case Sampling::poisson:  // user level: the Binomial mixture, aligned gradients attain it
+    case Sampling::without_replacement:
+    case Sampling::shuffle:  // the shuffled event itself; its PLD pair says it dominates
+      return true;
+    case Sampling::balls_in_bins:
+      return run.records_per_user == 1;
+  }
+  return false;
+}
+
 EventPtr poisson_estimate_event(const DpSgdRun& run) {
   // A record is in k of the t steps of a balls-in-bins epoch: the Poisson
   // analogue has rate k·B/N (B/N for shuffling and k = 1).

@@ -79,6 +79,12 @@ EventPtr shuffle_lower_bound_event(const DpSgdRun& run);
 /// Poisson sample (rate q) or on B of N records drawn without replacement.
 EventPtr dp_sgd_event(const DpSgdRun& run);
 
+/// Whether dp_sgd_event(run) is the run's own mechanism, so that a pair its
+/// accountants find attained is attained by the run (LowerEnd), or a
+/// stand-in that only dominates it: a user-level balls-in-bins run is
+/// composed as unamplified Gaussian releases at σ/k.
+bool event_is_the_run(const DpSgdRun& run);
+
 /// The parameters of a run, as SPEC §1 and the JSON keys name them.
 enum class RunField {
   sampling_rate,

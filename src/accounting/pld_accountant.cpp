@@ -42,7 +42,17 @@ struct PldTerm {
     std::int64_t count;
   };
   std::vector<Allocation> allocations = {};
+  /// Whether the pair is attained by some pair of neighbouring datasets for
+  /// the leaf's mechanism (so the exact value of the composed pair is the
+  /// mechanism's), or only dominates it (LowerEnd). Every leaf says which.
+  bool attained = true;
 };
+
+/// A term whose pair only dominates its mechanism (LowerEnd::accuracy).
+Planned<PldTerm> dominating(Planned<PldTerm> planned) {
+  if (planned.term) planned.term->attained = false;
+  return planned;
+}
 
 /// The loss resolution asked of a random-allocation epoch (its upper and
 /// lower losses differ by about twice this, and the errors of E epochs add
@@ -154,6 +164,10 @@ struct PldPlanner {
     PldTerm term;
     for (const auto& [size, groups] : {std::pair{t / k + 1, t % k}, std::pair{t / k, k - t % k}})
       if (groups > 0) term.allocations.push_back({size, sigma, groups});
+    // k = 1: the pair is the epoch's own with every other gradient 0 (a record
+    // in one uniformly chosen step). k > 1: the groups composed separately
+    // only dominate the k-subset allocation.
+    term.attained = k == 1;
     return term;
   }
   /// New kinds are analysed unsampled only.
@@ -171,7 +185,7 @@ struct PldPlanner {
       // One unamplified release per epoch (uses_per_epoch), a sound upper
       // bound for shuffled batches; the lower bound of a shuffled run is a
       // separate question (dp_sgd_run.hpp, shuffle_lower_bound_event).
-      return PldTerm{base_mechanism(kind, parameter / scale(), 1.0)};
+      return dominating(PldTerm{base_mechanism(kind, parameter / scale(), 1.0)});
     if (const auto* a = std::get_if<AllocationSampling>(&s)) return allocation(parameter, *a);
     if (std::holds_alternative<WithoutReplacementSampling>(s))
       return Planned<PldTerm>::refuse(kWithoutReplacement);
@@ -214,7 +228,9 @@ struct PldPlanner {
   Planned<PldTerm> operator()(const EpsilonDeltaEvent& e, const Sampling& s) const {
     if (auto r = sampled(s, e.kName)) return *r;
     if (e.epsilon == 0 && e.delta == 0) return no_loss();
-    return PldTerm{epsilon_delta_pair(e.epsilon, e.delta)};
+    // The canonical pair dominates every (ε, δ)-DP mechanism; this one may
+    // be far better.
+    return dominating(PldTerm{epsilon_delta_pair(e.epsilon, e.delta)});
   }
   /// The exponential mechanism and permute-and-flip as generic ε-DP mechanisms:
   /// the canonical (ε, 0) pair dominates them (Kairouz, Oh & Viswanath 2015).
@@ -223,7 +239,7 @@ struct PldPlanner {
   Planned<PldTerm> epsilon_dp(double eps, std::string_view kind, const Sampling& s) const {
     if (auto r = sampled(s, kind)) return *r;
     if (eps == 0) return no_loss();
-    return PldTerm{epsilon_delta_pair(eps, 0)};
+    return dominating(PldTerm{epsilon_delta_pair(eps, 0)});
   }
   Planned<PldTerm> operator()(const ExponentialMechanismEvent& e, const Sampling& s) const {
     return epsilon_dp(e.epsilon, e.kName, s);
@@ -350,7 +366,9 @@ struct PldPlanner {
     m.kind = Kind::blend;
     m.weights = {1 - t, t};
     m.parts = {plain.term->mechanism.value_or(atoms_mechanism({{0.0, 1.0}})), std::move(truncated)};
-    return PldTerm{std::move(m)};
+    // The REPLACE part is a conservative pair for every relation, not one a
+    // pair of datasets is known to attain.
+    return dominating(PldTerm{std::move(m)});
   }
 };
 
@@ -381,6 +399,7 @@ void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
   for (const auto& [term, n] : plan.terms) {
     if (n <= 0) continue;
     const std::int64_t times = checked_count_product(count, n);
+    attained_ = attained_ && term.attained;
     if (term.mechanism) components_.push_back({*term.mechanism, times});
     for (const auto& a : term.allocations) {
       std::int64_t& total = allocations_[{a.steps, a.noise_multiplier}];
@@ -446,6 +465,7 @@ Guarantee PldAccountant::make_guarantee(const pld::Interval& interval) const {
   g.details.emplace_back("pld_interval", interval.interval);
   g.add_count("pld_grid_size", static_cast<std::int64_t>(interval.grid));
   g.add_count("pld_refinements", interval.refinements);
+  g.lower_end = attained_ ? LowerEnd::lower_bound : LowerEnd::accuracy;
   g.notes = interval.notes;
   return g;
 }
@@ -480,6 +500,7 @@ AttackBounds PldAccountant::attack_bounds(std::span<const double> fprs) const {
   out.tpr_lower = t.tpr_lower;
   out.advantage = t.advantage_upper;
   out.advantage_lower = t.advantage_lower;
+  out.lower_end = attained_ ? LowerEnd::lower_bound : LowerEnd::accuracy;
   out.details.emplace_back("pld_interval", t.interval);
   out.notes = t.notes;
   return out;

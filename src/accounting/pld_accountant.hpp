@@ -42,6 +42,10 @@ class PldAccountant final : public Accountant {
   /// into a pessimistic list for the upper bounds and an optimistic one for
   /// the lower bounds (random_allocation.hpp), remembered by resolution.
   std::map<std::pair<std::int64_t, double>, std::int64_t> allocations_;
+  /// Whether every pair composed so far is attained by neighbouring datasets
+  /// of its mechanism (LowerEnd): then the interval's lower end bounds the
+  /// run from below; otherwise it is the accuracy of the upper end.
+  bool attained_ = true;
 
   /// The component lists of the upper and of the lower bounds.
   std::pair<std::vector<pld::Component>, std::vector<pld::Component>> bounds_lists() const;

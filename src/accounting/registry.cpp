@@ -34,6 +34,16 @@ std::string_view to_string(BoundKind b) {
   return "?";
 }
 
+std::string_view to_string(LowerEnd l) {
+  switch (l) {
+    case LowerEnd::lower_bound:
+      return "lower bound";
+    case LowerEnd::accuracy:
+      return "accuracy";
+  }
+  return "?";
+}
+
 const std::vector<AccountantInfo>& accountants() {
   static const std::vector<AccountantInfo> all = {
       {"rdp", "moments accountant: Renyi DP converted to (epsilon, delta)",

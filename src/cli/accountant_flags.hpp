@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "accounting/answer.hpp"
 #include "cli/choices.hpp"
 #include "report/record.hpp"
 
@@ -34,11 +35,6 @@ struct AccountantFlags {
 };
 
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
-struct AccountantChoice {
-  /// In the order given, each once; "all" stands for every registered one.
-  std::vector<std::string> names;
-  AccountantOptions options;
-};
 /// The accountants --accountant names: each text a name, `all` or a comma list
 /// of them (the flag may be repeated). `all` is every registered accountant in
 /// registry order; a name given twice (`rdp,rdp`, `pld,all`) keeps its first

@@ -194,23 +194,22 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
     for (auto& cell : run.inputs.cells) rep.inputs.cells.push_back(std::move(cell));
     AccountantChoice choice = resolve(f.accountant);
     choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
-    for (const auto& a : account(*run.event, choice, {delta}, /*solve_delta=*/false)) {
-      if (a.unsupported) {
-        warn(rep, "skipped " + *a.unsupported);
-        continue;
-      }
-      for (const Guarantee& g : a.guarantees) {
-        report::Record r;
-        r.add("audit", report::text("claimed"));
-        r.add("accountant", report::text(g.accountant));
-        r.add("bound", report::text(std::string(to_string(g.bound))));
-        r.add("epsilon", report::number(g.epsilon, report::Rounding::up));
-        // Only a sound upper bound can contradict the measured lower bound.
-        const bool bad = g.bound == BoundKind::upper && g.epsilon < epsilon_lower;
-        r.add("consistent", report::boolean(!bad));
-        inconsistent = inconsistent || bad;
-        rep.results.push_back(std::move(r));
-      }
+    const Question question = make_question(run, choice, {delta}, /*solve_delta=*/false);
+    const Answer claimed = answer(question);
+    for (const auto& why : claimed.skipped) warn(rep, "skipped " + why);
+    for (const auto& w : claimed.warnings) warn(rep, w);
+    for (const AnswerRow& row : claimed.rows) {
+      const Guarantee& g = row.guarantee;
+      report::Record r;
+      r.add("audit", report::text("claimed"));
+      r.add("accountant", report::text(g.accountant));
+      r.add("bound", report::text(std::string(to_string(g.bound))));
+      r.add("epsilon", report::number(g.epsilon, report::Rounding::up));
+      // Only a sound upper bound can contradict the measured lower bound.
+      const bool bad = g.bound == BoundKind::upper && g.epsilon < epsilon_lower;
+      r.add("consistent", report::boolean(!bad));
+      inconsistent = inconsistent || bad;
+      rep.results.push_back(std::move(r));
     }
     if (inconsistent)
       warn(rep,

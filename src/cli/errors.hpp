@@ -12,6 +12,9 @@ enum ExitStatus : int {
   kBudgetExceeded = 1,  ///< a --max-epsilon gate failed
   kUsage = 2,           ///< bad usage or input
   kNoSolution = 3,      ///< a solver found no value meeting the target
+  /// A budget gate with no sound upper bound to decide on: every chosen
+  /// accountant gives only an approximation (or nothing) for the run.
+  kNoUpperBound = 4,
 };
 
 /// Bad usage or input; the message names the flag and what is allowed.

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "accounting/epsilon_series.hpp"
+#include "accounting/errors.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
@@ -55,23 +56,6 @@ std::vector<double> places(double a, double b, int n, bool log) {
 
 std::string shown(double v) { return report::format_number(v, 6, report::Rounding::nearest); }
 
-/// Curves whose positive ε span more than this factor get a log ε axis unless
-/// --linear-y: on a linear axis a curve 30× below the top one stays within
-/// ~3% of the plot height (about 12 pixels), a flat line at 0.
-constexpr double kAutoLogSpan = 30;
-
-/// max/min of the positive finite y over every curve (0 when there are none).
-double positive_span(const std::vector<report::Series>& series) {
-  double lo = INFINITY, hi = 0;
-  for (const auto& s : series)
-    for (double y : s.y)
-      if (y > 0 && std::isfinite(y)) {
-        lo = std::min(lo, y);
-        hi = std::max(hi, y);
-      }
-  return hi > 0 ? hi / lo : 0;
-}
-
 std::size_t total_points(const std::vector<report::Series>& series) {
   std::size_t n = 0;
   for (const auto& s : series) n += s.y.size();
@@ -82,15 +66,15 @@ std::size_t total_points(const std::vector<report::Series>& series) {
 /// in the axis label and the caption, and says which points it cannot show:
 /// ε = inf never, ε = 0 not on a log axis (both are left out, breaking the line).
 void choose_y_axis(const PlotFlags& f, report::Chart& chart) {
-  const double span = positive_span(chart.series);
+  const double span = report::positive_span(chart.series);
   if (f.log_y && span == 0)
     throw UsageError("--log-y: no finite epsilon > 0 to draw on a log axis (drop --log-y)");
-  chart.log_y = f.log_y || (!f.linear_y && span > kAutoLogSpan);
+  chart.log_y = f.log_y || (!f.linear_y && report::wants_log_y(chart.series));
   const std::string why = f.log_y      ? "--log-y"
                           : f.linear_y ? "--linear-y"
                           : chart.log_y
                               ? "the curves span " + shown(span) + "x; --linear-y for a linear axis"
-                              : "the curves span at most " + shown(kAutoLogSpan) + "x";
+                              : "the curves span at most " + shown(report::kAutoLogSpan) + "x";
   chart.y_label += chart.log_y ? " (log scale)" : "";
   chart.caption.push_back(std::string("epsilon axis: ") + (chart.log_y ? "logarithmic" : "linear") +
                           " (" + why + ")");
@@ -177,6 +161,17 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
     bool approximate = false;
     AccountantOptions options = choice.options;
     options.neighbouring = run_neighbouring(base);
+    // As `epsilon` does: an accountant that cannot handle the run is an error
+    // when named alone, else skipped with its reason.
+    {
+      DpSgdRun last = base;
+      last.steps = steps.back();
+      if (auto why = make_accountant(name, options)->unsupported_reason(*dp_sgd_event(last))) {
+        if (choice.names.size() == 1) throw UnsupportedEvent(*why);
+        err << "dpbudget: warning: skipped " << *why << '\n';
+        continue;
+      }
+    }
     const auto series = epsilon_series(
         name, options,
         [&base](std::int64_t t) {
@@ -194,6 +189,7 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
     s.dashed = approximate;
     chart.series.push_back(std::move(s));
   }
+  if (chart.series.empty()) throw UnsupportedEvent("no accountant supports this run");
   std::string run_text = "q = " + shown(base.sampling_rate);
   if (base.dataset_size && base.batch_size)
     run_text += " (batch " + std::to_string(*base.batch_size) + " of " +
@@ -233,7 +229,7 @@ Verb setup_plot(CLI::App& app) {
   cmd->add_flag("--log-x", f->log_x, "logarithmic x axis, points spaced evenly on it");
   cmd->add_flag("--log-y", f->log_y,
                 "logarithmic epsilon axis (the default when the curves span more than " +
-                    shown(kAutoLogSpan) + "x)");
+                    shown(report::kAutoLogSpan) + "x)");
   cmd->add_flag("--linear-y", f->linear_y, "linear epsilon axis, however far the curves span");
   record_file(cmd->add_option("-o,--output", f->output, "SVG file to write; - for stdout"));
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_plot(*f, out, err); }};

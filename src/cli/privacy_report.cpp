@@ -40,8 +40,6 @@ inline constexpr std::array<Choice<DocFormat>, 2> kDocFormatChoices{{
 constexpr int kStepCurvePoints = 16;
 /// Rows of its Markdown table (a subset of the points).
 constexpr int kStepTableRows = 6;
-/// A log ε axis when the curves span more than this factor (as `plot` does).
-constexpr double kLogAxisSpan = 30;
 
 struct ReportFlags {
   DpSgdFlags run;
@@ -59,9 +57,95 @@ std::string up(double v) { return report::format_number(v, 6, Rounding::up); }
 std::string down(double v) { return report::format_number(v, 6, Rounding::down); }
 std::string plain(double v) { return report::format_number(v, 6, Rounding::nearest); }
 
+/// δ·N above this (and below 1) gets a warning beside the headline: a
+/// guarantee that fails with probability δ for each of N records fails for
+/// some record with probability up to δ·N (Ponomareva et al. 2023, §5.3, ask
+/// for δ ≪ 1/N).
+constexpr double kDeltaTimesNWarning = 0.1;
+
+/// An ε with its interval: "[lower, upper]" where both ends bound the run,
+/// "upper (accuracy a)" where the lower end only bounds a dominating pair.
 std::string epsilon_text(const Guarantee& g) {
-  if (g.epsilon_lower) return "[" + down(*g.epsilon_lower) + ", " + up(g.epsilon) + "]";
-  return up(g.epsilon);
+  if (!g.epsilon_lower) return up(g.epsilon);
+  if (g.lower_end == LowerEnd::lower_bound)
+    return "[" + down(*g.epsilon_lower) + ", " + up(g.epsilon) + "]";
+  return up(g.epsilon) + " (accuracy " +
+         report::format_number(std::max(0.0, g.epsilon - *g.epsilon_lower), 2, Rounding::up) + ")";
+}
+
+/// The sampling the guarantee assumes, for the headline's sentence.
+std::string sampling_assumption(const DpSgdRun& run) {
+  switch (run.sampling) {
+    case Sampling::poisson:
+      return "assuming Poisson sampling (each record in each step independently with "
+             "probability q = " +
+             plain(run.sampling_rate) +
+             "; a loader that shuffles or draws fixed-size batches "
+             "is another scheme)";
+    case Sampling::without_replacement:
+      return "for batches of exactly B records drawn without replacement";
+    case Sampling::shuffle:
+      return "for a loader that shuffles each epoch (no amplification by sampling is claimed: "
+             "each epoch counts as one unamplified release)";
+    case Sampling::balls_in_bins:
+      return "for balls-in-bins batches (each epoch each record in " +
+             std::to_string(run.participations) + " uniformly chosen step(s))";
+  }
+  return "";
+}
+
+/// Beside a shuffled or balls-in-bins run: its upper, lower and
+/// Poisson-estimate figures at δ side by side, with what each means.
+void loader_paragraphs(report::Document& doc, const Answer& answer, const DpSgdRun& run,
+                       double delta) {
+  std::optional<double> upper, lower, estimate;
+  for (const auto& r : answer.rows) {
+    if (r.guarantee.delta != delta) continue;
+    const double e = r.guarantee.epsilon;
+    if (r.recommended) upper = e;
+    if (r.role == RowRole::lower) lower = std::max(lower.value_or(0.0), e);
+    if (r.role == RowRole::poisson_estimate) estimate = std::min(estimate.value_or(e), e);
+  }
+  report::Table t{{"figure", "epsilon", "what it means"}, {}, {false, true, false}};
+  if (upper)
+    t.rows.push_back(
+        {"upper bound", up(*upper), "proven for this loader: the run's epsilon is at most this"});
+  if (lower)
+    t.rows.push_back({"lower bound", down(*lower),
+                      "proven for this loader: the run's epsilon is at least this"});
+  if (estimate)
+    t.rows.push_back({"Poisson estimate", up(*estimate),
+                      "what the run would have if batches were Poisson-sampled at q = B/N; the "
+                      "figure usually quoted, not a bound for this loader"});
+  if (t.rows.empty()) return;
+  doc.blocks.push_back(report::Paragraph{
+      std::string("For the ") + (run.sampling == Sampling::shuffle ? "shuffled" : "balls-in-bins") +
+      " loader, the figures at delta = " + plain(delta) + " side by side:"});
+  doc.blocks.push_back(std::move(t));
+}
+
+/// "In plain words: ..." from the recommended accountant's attack bound at
+/// the smallest asked false-positive rate (SPEC §11); empty without one.
+std::string risk_in_words(const std::vector<AttackBounds>& risks, const AnswerRow* best,
+                          const std::vector<double>& fprs) {
+  if (!best || fprs.empty()) return "";
+  const auto it = std::find_if(risks.begin(), risks.end(), [&](const AttackBounds& a) {
+    return a.accountant == best->guarantee.accountant && a.bound == BoundKind::upper;
+  });
+  if (it == risks.end()) return "";
+  const std::size_t i =
+      static_cast<std::size_t>(std::min_element(it->fpr.begin(), it->fpr.end()) - it->fpr.begin());
+  const double fpr = it->fpr[i], tpr = it->tpr[i];
+  const double inverse = 1 / fpr;
+  const std::string rate =
+      std::fabs(inverse - std::round(inverse)) < 1e-9 * inverse
+          ? "1 in " + report::format_number(std::round(inverse), 12, Rounding::nearest)
+          : "a share " + plain(fpr);
+  return "In plain words: an attacker who wrongly accuses " + rate +
+         " non-members of being in the training data catches at most " +
+         report::format_number(100 * tpr, 3, Rounding::up) + "% of members (" + it->accountant +
+         " accountant's bound on any membership-inference attack; the table below gives more "
+         "rates).";
 }
 
 std::string relation_words(Neighbouring n) {
@@ -161,11 +245,7 @@ report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice
     fig.fallback.numeric.push_back(true);
     columns.push_back(std::move(cells));
   }
-  double lo = std::numeric_limits<double>::infinity(), hi = 0;
-  for (const auto& s : fig.chart.series)
-    for (double y : s.y)
-      if (y > 0 && std::isfinite(y)) lo = std::min(lo, y), hi = std::max(hi, y);
-  fig.chart.log_y = hi > kLogAxisSpan * lo;
+  fig.chart.log_y = report::wants_log_y(fig.chart.series);  // as `plot` chooses
   // The Markdown table: a few of the points, always the last.
   const std::size_t n = steps.size();
   for (int r = 0; r < kStepTableRows; ++r) {
@@ -194,9 +274,10 @@ AttackBounds rates_between(const AttackBounds& b, std::size_t from, std::size_t 
 }
 
 int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
-  // Every accountant unless --accountant says which.
+  // rdp, pld and gdp unless --accountant says which (gdp left out below
+  // where it only approximates).
   AccountantFlags accountant_flags = f.accountant;
-  if (accountant_flags.accountant.empty()) accountant_flags.accountant = {"all"};
+  if (accountant_flags.accountant.empty()) accountant_flags.accountant = {"rdp,pld,gdp"};
   auto loaded = load_run_for_accountants(f.spec, f.run, accountant_flags, out, err);
   if (!loaded) return kOk;  // --print-spec
   const DocFormat format = parse_choice("--format", f.format, kDocFormatChoices);
@@ -212,26 +293,42 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
     clipping = parse_real("--clipping-norm", f.clipping_norm, kPositive);
   }
 
-  // ε at each δ, per accountant (skipped ones named).
-  std::vector<Guarantee> rows;
-  std::vector<std::string> skipped, used;
-  for (const auto& a : account(*run.event, choice, deltas, /*solve_delta=*/false)) {
-    if (a.unsupported) {
-      skipped.push_back(*a.unsupported);
-      err << "dpbudget: warning: skipped " << *a.unsupported << '\n';
-      continue;
-    }
-    used.push_back(a.accountant);
-    rows.insert(rows.end(), a.guarantees.begin(), a.guarantees.end());
+  // The question `epsilon` asks, with its companions. By default the
+  // accountants that give sound upper bounds for DP-SGD (rdp, pld, and gdp
+  // where it is exact); composition, and gdp's central-limit approximation,
+  // only when asked for (--accountant).
+  const bool defaulted = f.accountant.accountant.empty();
+  Question question = make_question(run, choice, deltas, /*solve_delta=*/false);
+  Answer answer = dpb::answer(question);
+  std::vector<std::string> left_out;
+  if (defaulted) {
+    for (const auto& r : answer.rows)
+      if (r.role == RowRole::run && r.guarantee.bound == BoundKind::approximate &&
+          std::find(left_out.begin(), left_out.end(), r.guarantee.accountant) == left_out.end())
+        left_out.push_back(r.guarantee.accountant);
+    std::erase_if(answer.rows, [&](const AnswerRow& r) {
+      return std::find(left_out.begin(), left_out.end(), r.guarantee.accountant) != left_out.end();
+    });
+    std::erase_if(question.accountants.names, [&](const std::string& n) {
+      return std::find(left_out.begin(), left_out.end(), n) != left_out.end();
+    });
+    if (answer.rows.empty()) throw UnsupportedEvent("no accountant gives a sound bound here");
+    mark_recommended(answer.rows, false);
   }
-  if (rows.empty()) throw UnsupportedEvent("no accountant supports this event");
+  std::vector<std::string> used;
+  for (const auto& r : answer.rows)
+    if (r.role == RowRole::run &&
+        std::find(used.begin(), used.end(), r.guarantee.accountant) == used.end())
+      used.push_back(r.guarantee.accountant);
+  for (const auto& why : answer.skipped) err << "dpbudget: warning: skipped " << why << '\n';
+  for (const auto& w : answer.warnings) err << "dpbudget: warning: " << w << '\n';
   // Risk: each accountant's bounds along the drawn curve and at the asked
   // rates, in one question each (the rates after the curve's points).
   std::vector<AttackBounds> risks, curves;
   const std::vector<double> curve_x = curve_fprs(*std::min_element(fprs.begin(), fprs.end()));
   std::vector<double> asked = curve_x;
   asked.insert(asked.end(), fprs.begin(), fprs.end());
-  for (auto& a : attack_bounds_each(*run.event, choice, asked)) {
+  for (auto& a : attack_bounds_each(question, asked)) {
     if (!a.bounds) {
       // Skipped above with its warning, unless only its attack bounds fail.
       if (std::find(used.begin(), used.end(), a.accountant) != used.end())
@@ -247,32 +344,55 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   auto para = [&](std::string s) { doc.blocks.push_back(report::Paragraph{std::move(s)}); };
   auto heading = [&](std::string s) { doc.blocks.push_back(report::Heading{2, std::move(s)}); };
 
-  // The headline: the smallest sound upper bound at the first δ.
-  const Guarantee* best = nullptr;
-  for (const auto& g : rows)
-    if (g.delta == deltas.front() && g.bound == BoundKind::upper &&
-        (!best || g.epsilon < best->epsilon))
-      best = &g;
+  // The headline: the recommended row (the smallest sound upper bound) at
+  // the first δ, with its claim, unit of privacy, relation and sampling.
+  const AnswerRow* best = nullptr;
+  for (const auto& r : answer.rows)
+    if (r.recommended && r.guarantee.delta == deltas.front()) best = &r;
   const std::string what =
       run.run ? "This model was trained with DP-SGD and satisfies" : "This release satisfies";
   const std::string unit =
       run.run && run.run->records_per_user > 1
           ? "a user with " + std::to_string(run.run->records_per_user) + " records"
           : "one record";
-  const Neighbouring relation = run.run ? run_relation(*run.run) : rows.front().neighbouring;
+  const Neighbouring relation =
+      run.run ? run_relation(*run.run) : answer.rows.front().guarantee.neighbouring;
   if (best)
-    para(what + " (epsilon, delta)-differential privacy with epsilon = " + up(best->epsilon) +
-         " at delta = " + plain(best->delta) + " (" + best->accountant +
-         " accountant, a sound upper bound), for " + unit + " under the " +
-         std::string(to_string(relation)) + " neighbouring relation.");
+    para(what + " (epsilon, delta)-differential privacy with epsilon = " +
+         up(best->guarantee.epsilon) + " at delta = " + plain(best->guarantee.delta) +
+         ", a sound upper bound (" + best->guarantee.accountant + " accountant), for " + unit +
+         " under the " + std::string(to_string(relation)) + " neighbouring relation" +
+         (run.run ? ", " + sampling_assumption(*run.run) : std::string()) + ".");
   else
     para(
-        "No accountant gives a sound upper bound for this run; the figures below are "
-        "approximations.");
+        "No accountant gives a sound upper bound for this run: no privacy guarantee is stated. "
+        "The figures below are approximations or estimates.");
+  // δ against 1/N, next to the headline.
+  const std::optional<std::int64_t> n = run.run ? run.run->dataset_size : std::nullopt;
+  for (double d : deltas) {
+    if (!n) break;
+    const double dn = d * static_cast<double>(*n);
+    if (dn >= 1)
+      doc.blocks.push_back(report::Warning{
+          "delta = " + plain(d) + " is not below 1/N = " + plain(1.0 / static_cast<double>(*n)) +
+          ": a mechanism that publishes a few records in the clear can meet it. Use delta much "
+          "smaller than 1/N."});
+    else if (dn > kDeltaTimesNWarning)
+      doc.blocks.push_back(report::Warning{
+          "delta x N = " + plain(dn) + " at delta = " + plain(d) +
+          ": the chance that some record's guarantee fails is not negligible. Use delta well "
+          "below 1/N (delta x N at most " +
+          plain(kDeltaTimesNWarning) + ")."});
+  }
+  if (!n) para("delta should be well below 1/N for a dataset of N records.");
+  if (run.run &&
+      (run.run->sampling == Sampling::shuffle || run.run->sampling == Sampling::balls_in_bins))
+    loader_paragraphs(doc, answer, *run.run, deltas.front());
+  if (const auto words = risk_in_words(risks, best, fprs); !words.empty()) para(words);
 
   heading("Parameters");
   std::string names;
-  for (const auto& n : used) names += (names.empty() ? "" : ", ") + n;
+  for (const auto& nm : used) names += (names.empty() ? "" : ", ") + nm;
   if (run.run) {
     doc.blocks.push_back(parameter_table(*run.run, clipping, names));
   } else {
@@ -281,32 +401,47 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
         "the " +
         std::string(to_string(relation)) + " relation by: " + names + ".");
   }
-  if (!skipped.empty())
-    for (const auto& s : skipped) para("Not analysed: " + s + ".");
+  for (const auto& s : answer.skipped) para("Not analysed: " + s + ".");
+  if (!left_out.empty()) {
+    std::string lo;
+    for (const auto& nm : left_out) lo += (lo.empty() ? "" : ", ") + nm;
+    para("Left out: " + lo +
+         ", whose figure for this run is an approximation, not a bound (ask for it with the "
+         "accountant option).");
+  }
 
   heading("Privacy loss");
-  report::Table eps{{"accountant", "bound", "delta", "epsilon"}, {}, {false, false, true, true}};
-  for (const auto& g : rows)
-    eps.rows.push_back(
-        {g.accountant, std::string(to_string(g.bound)), plain(g.delta), epsilon_text(g)});
+  const bool schemes = run.run && (run.run->sampling == Sampling::shuffle ||
+                                   run.run->sampling == Sampling::balls_in_bins);
+  report::Table eps{{"accountant", "claim"}, {}, {false, false}};
+  if (schemes) {
+    eps.header.push_back("batches");
+    eps.numeric.push_back(false);
+  }
+  eps.header.insert(eps.header.end(), {"delta", "epsilon"});
+  eps.numeric.insert(eps.numeric.end(), {true, true});
+  for (const auto& r : answer.rows) {
+    const Guarantee& g = r.guarantee;
+    std::vector<std::string> row{
+        g.accountant + (r.recommended && answer.several_accountants ? " (recommended)" : ""),
+        claim_words(g.bound)};
+    if (schemes) row.push_back(r.sampling ? sampling_name(*r.sampling) : "");
+    row.push_back(plain(g.delta));
+    row.push_back(epsilon_text(g));
+    eps.rows.push_back(std::move(row));
+  }
   doc.blocks.push_back(std::move(eps));
   para(
-      "upper: a proven upper bound on epsilon; approximate: an estimate that may be below the "
-      "truth; an interval [lower, upper] (pld) contains the exact epsilon of the accounted "
-      "mechanism.");
-  const std::optional<std::int64_t> n = run.run ? run.run->dataset_size : std::nullopt;
-  for (double d : deltas) {
-    if (n && d >= 1.0 / static_cast<double>(*n))
-      doc.blocks.push_back(report::Warning{
-          "delta = " + plain(d) + " is not below 1/N = " + plain(1.0 / static_cast<double>(*n)) +
-          ": a mechanism that publishes a few records in the clear can meet it. Use delta much "
-          "smaller than 1/N."});
-  }
-  if (!n) para("delta should be well below 1/N for a dataset of N records.");
+      "upper bound: the run's true epsilon is at most this. [lower, upper]: the true epsilon "
+      "lies in the interval (both ends are bounds on this run). upper (accuracy a): a sound "
+      "upper bound computed for a pair of distributions that dominates this run; it is within "
+      "a of that pair's exact value, which may be above the run's. approximation: no bound "
+      "either way. lower bound: the run's true epsilon is at least this. estimate: the figure "
+      "if batches were Poisson-sampled, not a bound for this loader.");
 
   if (run.run && (run.run->sampling == Sampling::poisson ||
                   run.run->sampling == Sampling::without_replacement))
-    doc.blocks.push_back(steps_figure(*run.run, choice, deltas.front()));
+    doc.blocks.push_back(steps_figure(*run.run, question.accountants, deltas.front()));
 
   heading("Membership-inference risk");
   para(
@@ -356,8 +491,9 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
       "converted to (epsilon, delta) as in Balle et al. 2020",
       "pld: privacy loss distributions composed by FFT with sound error bounds (Koskela, Jalko "
       "& Honkela 2020; Gopi, Lee & Wutschitz 2021; Doroshenko et al. 2022)",
-      "gdp: Gaussian differential privacy, with the central limit theorem for sampled steps "
-      "(Dong, Roth & Su 2022; Bu et al. 2020): an approximation",
+      "gdp: Gaussian differential privacy (Dong, Roth & Su 2022): exact for unsampled Gaussian "
+      "releases (a sound bound); for sampled steps the central limit theorem of Bu et al. 2020, "
+      "an approximation (then left out unless asked for)",
       "composition: optimal composition of (epsilon, delta) steps (Kairouz, Oh & Viswanath 2015)",
       "attack risk: the trade-off function bound of Dong, Roth & Su 2022; reporting after "
       "Ponomareva et al. 2023, How to DP-fy ML, section 5.3",
@@ -385,7 +521,8 @@ Verb setup_report(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "report",
       "a privacy statement for a model card (Markdown, or one HTML page): parameters, epsilon\n"
-      "  at each --delta by every accountant, attack risk, curves, references\n"
+      "  at each --delta (by default from rdp, pld and gdp where it gives a sound bound),\n"
+      "  attack risk, curves, references\n"
       "  example: dpbudget report -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5");
   add_dp_sgd_flags(*cmd, f->run);
   cmd->add_option("--delta", f->deltas, "delta(s) in (0, 1) at which to state epsilon");

@@ -4,6 +4,8 @@
 #include <variant>
 
 #include "accounting/errors.hpp"
+#include "cli/errors.hpp"
+#include "cli/run_parameters.hpp"
 #include "report/number_format.hpp"
 
 namespace dpb::cli {
@@ -29,12 +31,17 @@ constexpr DetailSummary kDetailSummaries[] = {
 
 /// The short `details` cell of compact text: "order 17", "mu 0.254",
 /// "eps_step 0.023, delta_step 6.81e-10", "grid_size 1417176, grids_tried 2".
-std::string details_summary(const Guarantee& g) {
+std::string details_summary(const Guarantee& g, bool solved_delta) {
   std::string s;
   auto add = [&s](const std::string& label, const std::string& value) {
     s += (s.empty() ? "" : ", ") + label + " " + value;
   };
   if (g.order) add("order", report::format_number(*g.order, 6, report::Rounding::nearest));
+  if (const auto& low = solved_delta ? g.delta_lower : g.epsilon_lower;
+      low && g.lower_end == LowerEnd::accuracy)
+    add("accuracy",
+        report::format_number(std::max(0.0, (solved_delta ? g.delta : g.epsilon) - *low), 2,
+                              report::Rounding::up));
   for (const auto& summary : kDetailSummaries)
     for (const auto& [key, value] : g.details) {
       if (key != summary.key) continue;
@@ -43,39 +50,6 @@ std::string details_summary(const Guarantee& g) {
                              : report::format_number(value, summary.digits, summary.rounding));
     }
   return s;
-}
-
-/// An answer stated under another relation than the one asked for
-/// (--neighbouring) is no answer: it is refused, never shown as if it held.
-std::optional<std::string> other_relation(const DpEvent& event, const std::string& accountant,
-                                          Neighbouring answered,
-                                          std::optional<Neighbouring> asked) {
-  if (!asked || answered == *asked) return std::nullopt;
-  return accountant + ": " + event_name(event) + " has no analysis under " +
-         std::string(to_string(*asked)) + " neighbouring here (only " +
-         std::string(to_string(answered)) + ")";
-}
-
-/// What account() and attack_bounds_each() share: accountant `name` with
-/// `event` composed is asked `answer(accountant)`, which returns the
-/// relations its answers hold under. The reason it gives no answer (it cannot
-/// handle the event, or answered under another relation than asked), or
-/// nullopt; an accountant named alone without an answer is an error
-/// (UnsupportedEvent, prefixed by `what` when not empty).
-template <class Answer>
-std::optional<std::string> answer_one(const DpEvent& event, const AccountantChoice& choice,
-                                      const std::string& name, const std::string& what,
-                                      Answer answer) {
-  auto accountant = make_accountant(name, choice.options);
-  std::optional<std::string> why = accountant->unsupported_reason(event);
-  if (!why) {
-    accountant->compose(event);
-    for (Neighbouring n : answer(*accountant))
-      if (!why) why = other_relation(event, name, n, choice.options.neighbouring);
-  }
-  if (why && choice.names.size() == 1)
-    throw UnsupportedEvent(what.empty() ? *why : what + ": " + *why);
-  return why;
 }
 
 }  // namespace
@@ -89,6 +63,14 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
   report::Cell bound = report::hoisted(report::text(std::string(to_string(g.bound))));
   switch (g.bound) {
     case BoundKind::upper:
+      // An interval [a, b] holds the run's true value (README "Claims"); one
+      // whose lower end only bounds a dominating pair is shown as the upper
+      // bound with its accuracy, and says so.
+      if ((g.epsilon_lower || g.delta_lower) && g.lower_end == LowerEnd::accuracy)
+        bound = report::with_footnote(
+            std::move(bound),
+            "accuracy: a sound upper bound, within this of the exact value of a pair that "
+            "dominates the run (no lower bound on the run)");
       break;
     case BoundKind::approximate:
       bound = report::with_footnote(std::move(bound), "an approximation, not an upper bound");
@@ -109,56 +91,65 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
   // is rounded up (down for a lower bound), shown in compact text as
   // "[lower, upper]" for an interval.
   const Rounding computed = g.bound == BoundKind::lower ? Rounding::down : Rounding::up;
+  // An interval's lower end is shown as one only when it bounds the run.
+  const bool bounds_run = g.lower_end == LowerEnd::lower_bound;
   report::Cell delta = report::number(g.delta, solved_delta ? computed : Rounding::nearest);
-  if (solved_delta) delta.lower = g.delta_lower;
+  if (solved_delta && bounds_run) delta.lower = g.delta_lower;
   r.add("delta", solved_delta ? delta : report::hoisted(delta));
   if (g.delta_lower) {
-    r.add("delta_lower",
-          report::visible(report::number(*g.delta_lower, Rounding::down), Show::wide));
+    if (bounds_run)
+      r.add("delta_lower",
+            report::visible(report::number(*g.delta_lower, Rounding::down), Show::wide));
     r.add("delta_upper", report::visible(report::number(g.delta, Rounding::up), Show::wide));
   }
   report::Cell epsilon = report::number(g.epsilon, solved_delta ? Rounding::nearest : computed);
-  if (!solved_delta) epsilon.lower = g.epsilon_lower;
+  if (!solved_delta && bounds_run) epsilon.lower = g.epsilon_lower;
   r.add("epsilon", solved_delta ? report::hoisted(epsilon) : epsilon);
   if (g.epsilon_lower) {
-    r.add("epsilon_lower",
-          report::visible(report::number(*g.epsilon_lower, Rounding::down), Show::wide));
+    if (bounds_run)
+      r.add("epsilon_lower",
+            report::visible(report::number(*g.epsilon_lower, Rounding::down), Show::wide));
     r.add("epsilon_upper", report::visible(report::number(g.epsilon, Rounding::up), Show::wide));
+  }
+  // The lower end of an interval whose pair only dominates the run is not a
+  // bound on the run: only the accuracy of the upper end (SPEC §12), shown as
+  // the interval's width and named so.
+  if (const auto& low = solved_delta ? g.delta_lower : g.epsilon_lower; low) {
+    r.add("lower_end",
+          report::visible(report::text(std::string(to_string(g.lower_end))), Show::data));
+    if (!bounds_run) {
+      const double width = (solved_delta ? g.delta : g.epsilon) - *low;
+      r.add(solved_delta ? "delta_accuracy" : "epsilon_accuracy",
+            report::visible(report::number(std::max(0.0, width), Rounding::up), Show::wide));
+    }
   }
   if (g.order) r.add("order", report::visible(report::number(*g.order), Show::wide));
   for (const auto& [key, value] : g.details)
     r.add(key, report::visible(g.is_count(key) ? report::integer(static_cast<std::int64_t>(value))
                                                : report::number(value),
                                Show::wide));
-  if (auto summary = details_summary(g); !summary.empty())
+  if (auto summary = details_summary(g, solved_delta); !summary.empty())
     r.add("details", report::visible(report::text(std::move(summary)), Show::compact));
   return r;
+}
+
+std::string claim_words(BoundKind bound) {
+  switch (bound) {
+    case BoundKind::upper:
+      return "upper bound";
+    case BoundKind::approximate:
+      return "approximation";
+    case BoundKind::lower:
+      return "lower bound";
+    case BoundKind::estimate:
+      return "estimate";
+  }
+  return "?";
 }
 
 void details_last(report::Record& record) {
   std::stable_partition(record.cells.begin(), record.cells.end(),
                         [](const auto& cell) { return cell.first != "details"; });
-}
-
-std::vector<bool> recommended_rows(const std::vector<Guarantee>& rows, bool solve_delta) {
-  bool several = false;
-  for (const auto& g : rows) several = several || g.accountant != rows.front().accountant;
-  if (!several) return {};
-  std::vector<bool> use(rows.size(), false);
-  auto target = [&](const Guarantee& g) { return solve_delta ? g.epsilon : g.delta; };
-  auto computed = [&](const Guarantee& g) { return solve_delta ? g.delta : g.epsilon; };
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].bound != BoundKind::upper) continue;
-    // The first sound row of its target that no other sound row beats.
-    bool best = true;
-    for (std::size_t j = 0; best && j < rows.size(); ++j) {
-      if (j == i || rows[j].bound != BoundKind::upper || target(rows[j]) != target(rows[i]))
-        continue;
-      best = j < i ? computed(rows[j]) > computed(rows[i]) : computed(rows[j]) >= computed(rows[i]);
-    }
-    use[i] = best;
-  }
-  return use;
 }
 
 void add_recommended(report::Record& row, bool recommended) {
@@ -185,94 +176,81 @@ void collect_remarks(const Guarantee& g, report::Report& rep, std::ostream& err)
   }
 }
 
-std::vector<AccountantGuarantees> account(const DpEvent& event, const AccountantChoice& choice,
-                                          const std::vector<double>& targets, bool solve_delta,
-                                          const std::string& what) {
-  std::vector<AccountantGuarantees> out;
-  for (const auto& name : choice.names) {
-    AccountantGuarantees a{name, std::nullopt, {}};
-    a.unsupported = answer_one(event, choice, name, what, [&](const Accountant& accountant) {
-      std::vector<Neighbouring> relations;
-      for (double target : targets) {
-        a.guarantees.push_back(solve_delta ? accountant.delta(target) : accountant.epsilon(target));
-        relations.push_back(a.guarantees.back().neighbouring);
-      }
-      return relations;
-    });
-    if (a.unsupported) a.guarantees.clear();
-    out.push_back(std::move(a));
+void add_answer_rows(report::Report& rep, const Question& question, const Answer& answer,
+                     std::ostream& err) {
+  for (const auto& why : answer.skipped) {
+    rep.footnotes.push_back("warning: skipped " + why);
+    err << "dpbudget: warning: skipped " << why << '\n';
   }
-  return out;
+  for (const auto& w : answer.warnings) {
+    rep.footnotes.push_back("warning: " + w);
+    err << "dpbudget: warning: " << w << '\n';
+  }
+  for (std::size_t i = 0; i < answer.rows.size(); ++i) {
+    rep.results.push_back(answer_record(question, answer, i));
+    collect_remarks(answer.rows[i].guarantee, rep, err);
+  }
 }
 
-std::vector<AccountantAttackBounds> attack_bounds_each(const DpEvent& event,
-                                                       const AccountantChoice& choice,
-                                                       std::span<const double> fprs) {
-  std::vector<AccountantAttackBounds> out;
-  for (const auto& name : choice.names) {
-    AccountantAttackBounds a{name, std::nullopt, std::nullopt};
-    a.unsupported = answer_one(event, choice, name, "", [&](const Accountant& accountant) {
-      a.bounds = accountant.attack_bounds(fprs);
-      return std::vector<Neighbouring>{a.bounds->neighbouring};
-    });
-    if (a.unsupported) a.bounds.reset();
-    out.push_back(std::move(a));
-  }
-  return out;
+report::Record answer_record(const Question& question, const Answer& answer, std::size_t i) {
+  const AnswerRow& row = answer.rows[i];
+  const bool schemes = question.run && (question.run->sampling == Sampling::shuffle ||
+                                        question.run->sampling == Sampling::balls_in_bins);
+  report::Record r = guarantee_record(row.guarantee, question.solve_delta);
+  if (schemes && row.sampling)
+    r.add("sampling", report::hoisted(report::text(sampling_name(*row.sampling))));
+  if (answer.several_accountants) add_recommended(r, row.recommended);
+  details_last(r);
+  return r;
 }
 
-report::Report event_table(const std::string& command, report::Record inputs, const DpEvent& event,
-                           const AccountantChoice& choice, const std::vector<double>& targets,
-                           bool solve_delta, std::ostream& err) {
+report::Report answer_report(const std::string& command, report::Record inputs,
+                             const Question& question, const Answer& answer, std::ostream& err) {
   report::Report rep;
   rep.command = command;
   rep.inputs = std::move(inputs);
-  add_inputs(rep.inputs, choice);
-  bool any = false;
-  std::vector<Guarantee> rows;
-  for (const auto& a : account(event, choice, targets, solve_delta)) {
-    if (a.unsupported) {
-      rep.footnotes.push_back("warning: skipped " + *a.unsupported);
-      err << "dpbudget: warning: skipped " << *a.unsupported << '\n';
-      continue;
-    }
-    any = true;
-    for (const auto& g : a.guarantees) {
-      rep.results.push_back(guarantee_record(g, solve_delta));
-      collect_remarks(g, rep, err);
-      rows.push_back(g);
-    }
-  }
-  if (!any) throw UnsupportedEvent("no accountant supports this event");
-  const std::vector<bool> use = recommended_rows(rows, solve_delta);
-  for (std::size_t i = 0; i < use.size(); ++i) add_recommended(rep.results[i], use[i]);
+  add_inputs(rep.inputs, question.accountants);
+  add_answer_rows(rep, question, answer, err);
   return rep;
 }
 
-std::optional<std::string> over_budget(const report::Record& row, double budget,
-                                       const std::string& budget_name) {
-  auto number = [&row](const char* key) {
-    const auto* cell = row.find(key);
-    return cell && std::holds_alternative<double>(cell->value) ? std::get<double>(cell->value)
-                                                               : 0.0;
-  };
-  // A lower bound or another scheme's estimate says nothing about the budget.
-  if (const auto* bound = row.find("bound");
-      bound && std::holds_alternative<std::string>(bound->value)) {
-    const auto& kind = std::get<std::string>(bound->value);
-    if (kind == to_string(BoundKind::lower) || kind == to_string(BoundKind::estimate))
-      return std::nullopt;
-  }
-  const double epsilon = number("epsilon");
-  if (epsilon <= budget) return std::nullopt;
-  const auto* accountant = row.find("accountant");
-  const std::string name = accountant && std::holds_alternative<std::string>(accountant->value)
-                               ? std::get<std::string>(accountant->value)
-                               : std::string();
+std::vector<BudgetLine> budget_lines(const Answer& answer, const BudgetCheck& check, double budget,
+                                     const std::string& budget_name,
+                                     const std::vector<std::string>& chosen) {
   using report::Rounding;
-  return "(" + name + ", delta " + report::format_number(number("delta"), 6, Rounding::nearest) +
-         "): epsilon " + report::format_number(epsilon, 6, Rounding::up) + " > " + budget_name +
-         " " + report::format_number(budget, 6, Rounding::nearest);
+  std::vector<BudgetLine> out;
+  if (check.status == BudgetStatus::no_upper_bound) {
+    std::string names, would;
+    for (const auto& n : chosen) names += (names.empty() ? "" : ", ") + n;
+    for (const auto& n : check.would_bound) would += (would.empty() ? "" : ",") + n;
+    out.push_back({std::nullopt,
+                   names +
+                       " gives no sound upper bound on epsilon for this run (an approximation or "
+                       "an estimate neither passes nor fails " +
+                       budget_name + "); " +
+                       (would.empty() ? std::string("no other accountant here gives one")
+                                      : "--accountant " + would + " would give one")});
+  }
+  for (std::size_t i : check.over_rows) {
+    const Guarantee& g = answer.rows[i].guarantee;
+    out.push_back({i, "(" + g.accountant + ", delta " +
+                          report::format_number(g.delta, 6, Rounding::nearest) + "): epsilon " +
+                          report::format_number(g.epsilon, 6, Rounding::up) + " > " + budget_name +
+                          " " + report::format_number(budget, 6, Rounding::nearest)});
+  }
+  return out;
+}
+
+int budget_status(const BudgetCheck& check) {
+  switch (check.status) {
+    case BudgetStatus::within:
+      return kOk;
+    case BudgetStatus::over:
+      return kBudgetExceeded;
+    case BudgetStatus::no_upper_bound:
+      return kNoUpperBound;
+  }
+  return kNoUpperBound;
 }
 
 }  // namespace dpb::cli

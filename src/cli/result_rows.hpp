@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "accounting/answer.hpp"
 #include "cli/accountant_flags.hpp"
 #include "report/record.hpp"
 
@@ -21,16 +22,13 @@ namespace dpb::cli {
 /// δ, ε (a PLD interval as "[lower, upper]") and a short `details` cell.
 report::Record guarantee_record(const Guarantee& g, bool solved_delta);
 
+/// A claim in words for prose and legends: "upper bound", "approximation",
+/// "lower bound", "estimate".
+std::string claim_words(BoundKind bound);
+
 /// Moves the compact `details` cell of a row to its end (after columns a verb
 /// adds to a guarantee's row).
 void details_last(report::Record& record);
-
-/// Which of `rows` (answers of several accountants, one per accountant and
-/// target) to use: per target (δ when ε was computed, ε when δ was), the one
-/// with the smallest computed ε (or δ) among sound upper bounds (`bound:
-/// upper`, first on ties), never an approximation. Empty when the rows come
-/// from fewer than two accountants (nothing to choose).
-std::vector<bool> recommended_rows(const std::vector<Guarantee>& rows, bool solve_delta);
 
 /// Adds "recommended" (true or false; JSON and CSV) to a row, and in text a
 /// footnote marker on its accountant when true.
@@ -40,48 +38,36 @@ void add_recommended(report::Record& row, bool recommended);
 /// edge of the order set; notes), added once each.
 void collect_remarks(const Guarantee& g, report::Report& report, std::ostream& err);
 
-/// One accountant's answers for an event: a guarantee per target (ε at each
-/// δ, or δ at each ε when `solve_delta`), or why it cannot handle the event.
-struct AccountantGuarantees {
-  std::string accountant;
-  std::optional<std::string> unsupported;
-  std::vector<Guarantee> guarantees;
+/// The rows of an answer (answer() in accounting/answer.hpp) as report
+/// records, appended to `rep`: each guarantee with its claims, the column
+/// `sampling` when the question is about a shuffled or balls-in-bins run
+/// (whose companions are computed under another scheme), `recommended` when
+/// the rows come from several accountants; skipped accountants and the
+/// answer's warnings as footnotes and one stderr warning each.
+void add_answer_rows(report::Report& rep, const Question& question, const Answer& answer,
+                     std::ostream& err);
+
+/// Row `i` of an answer as a report record (as add_answer_rows() makes it).
+report::Record answer_record(const Question& question, const Answer& answer, std::size_t i);
+
+/// The ε/δ report of one question: `inputs` as given (with the accountants'
+/// settings), then the answer's rows.
+report::Report answer_report(const std::string& command, report::Record inputs,
+                             const Question& question, const Answer& answer, std::ostream& err);
+
+/// One line of the budget gate for stderr: a run over budget (`row`: the
+/// index of its recommended row in the answer; `text` "(<accountant>, delta
+/// <δ>): epsilon <ε> > <budget_name> <budget>"), or a run with no sound upper
+/// bound (`row` empty; `text` says which accountants would give one).
+struct BudgetLine {
+  std::optional<std::size_t> row;
+  std::string text;
 };
-/// Every chosen accountant's answers, in order. An accountant named alone
-/// that cannot handle the event is an error (UnsupportedEvent, its reason
-/// prefixed by `what` when not empty).
-std::vector<AccountantGuarantees> account(const DpEvent& event, const AccountantChoice& choice,
-                                          const std::vector<double>& targets, bool solve_delta,
-                                          const std::string& what = "");
+std::vector<BudgetLine> budget_lines(const Answer& answer, const BudgetCheck& check, double budget,
+                                     const std::string& budget_name,
+                                     const std::vector<std::string>& chosen);
 
-/// One accountant's bounds on membership-inference attacks (SPEC §11), or
-/// why it gives none.
-struct AccountantAttackBounds {
-  std::string accountant;
-  std::optional<std::string> unsupported;
-  std::optional<AttackBounds> bounds;
-};
-/// Every chosen accountant's attack bounds for `event` at `fprs`, under the
-/// same rules as account(): in order, an accountant that cannot handle the
-/// event (or answers under another relation than asked) carries its reason,
-/// and one named alone is an error.
-std::vector<AccountantAttackBounds> attack_bounds_each(const DpEvent& event,
-                                                       const AccountantChoice& choice,
-                                                       std::span<const double> fprs);
-
-/// The ε/δ table of any event: `inputs` as given, then one row per accountant
-/// and target. An accountant named alone that cannot handle the event is an
-/// error (UnsupportedEvent); with several (`--accountant all`) it is skipped
-/// with a warning on stderr and a footnote.
-report::Report event_table(const std::string& command, report::Record inputs, const DpEvent& event,
-                           const AccountantChoice& choice, const std::vector<double>& targets,
-                           bool solve_delta, std::ostream& err);
-
-/// The budget gate on one result row (with accountant, delta, epsilon; rows
-/// whose bound is `lower` or `estimate` never trip it):
-/// "(<accountant>, delta <δ>): epsilon <ε> > <budget_name> <budget>" when its
-/// ε is over `budget` (or not a number), else nothing.
-std::optional<std::string> over_budget(const report::Record& row, double budget,
-                                       const std::string& budget_name);
+/// The exit status of a budget check (0, kBudgetExceeded, kNoUpperBound).
+int budget_status(const BudgetCheck& check);
 
 }  // namespace dpb::cli

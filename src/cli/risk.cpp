@@ -67,7 +67,8 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
   const std::vector<double> asked =
       drawing ? curve_fprs(*std::min_element(fprs.begin(), fprs.end())) : fprs;
   std::vector<AttackBounds> answers;
-  for (auto& a : attack_bounds_each(*run.event, choice, asked)) {
+  const Question question = make_question(run, choice, {}, /*solve_delta=*/false);
+  for (auto& a : attack_bounds_each(question, asked)) {
     if (a.unsupported) {
       rep.footnotes.push_back("warning: skipped " + *a.unsupported);
       err << "dpbudget: warning: skipped " << *a.unsupported << '\n';
@@ -82,7 +83,12 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
   }
 
   using report::Rounding;
+  bool accuracy = false;
   for (const AttackBounds& a : answers) {
+    // The lower ends bound the run only when its pairs are attained (SPEC
+    // §12); otherwise they are the accuracy of the upper ends.
+    const bool bounds_run = a.lower_end == LowerEnd::lower_bound;
+    accuracy = accuracy || (!bounds_run && !a.tpr_lower.empty());
     for (std::size_t i = 0; i < a.fpr.size(); ++i) {
       report::Record r;
       r.add("accountant", report::text(a.accountant));
@@ -90,27 +96,47 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
       r.add("bound", report::text(std::string(to_string(a.bound))));
       r.add("fpr", report::number(a.fpr[i]));
       report::Cell tpr = report::number(a.tpr[i], Rounding::up);
-      if (!a.tpr_lower.empty()) tpr.lower = a.tpr_lower[i];
+      if (!a.tpr_lower.empty() && bounds_run) tpr.lower = a.tpr_lower[i];
       r.add("tpr", tpr);
-      if (!a.tpr_lower.empty())
+      if (!a.tpr_lower.empty() && bounds_run)
         r.add("tpr_lower",
               report::visible(report::number(a.tpr_lower[i], Rounding::down), report::Show::wide));
+      if (!a.tpr_lower.empty() && !bounds_run)
+        r.add(
+            "tpr_accuracy",
+            report::visible(report::number(std::max(0.0, a.tpr[i] - a.tpr_lower[i]), Rounding::up),
+                            report::Show::wide));
       for (double prior : priors)
         r.add(prior_key(prior),
               report::number(precision_bound(prior, a.tpr[i], a.fpr[i]), Rounding::up));
       report::Cell adv = report::number(a.advantage, Rounding::up);
-      if (a.advantage_lower) adv.lower = *a.advantage_lower;
+      if (a.advantage_lower && bounds_run) adv.lower = *a.advantage_lower;
       r.add("advantage", adv);
-      if (a.advantage_lower)
+      if (a.advantage_lower && bounds_run)
         r.add("advantage_lower", report::visible(report::number(*a.advantage_lower, Rounding::down),
                                                  report::Show::wide));
+      if (a.advantage_lower && !bounds_run)
+        r.add("advantage_accuracy",
+              report::visible(
+                  report::number(std::max(0.0, a.advantage - *a.advantage_lower), Rounding::up),
+                  report::Show::wide));
+      if (!a.tpr_lower.empty())
+        r.add("lower_end", report::visible(report::text(std::string(to_string(a.lower_end))),
+                                           report::Show::data));
       rep.results.push_back(std::move(r));
     }
     for (const auto& n : a.notes) note(rep, n);
   }
+  if (accuracy)
+    note(rep,
+         "pld: a pair that only dominates this run was composed, so its lower ends are not lower "
+         "bounds on the run; tpr and advantage are sound upper bounds, and tpr_accuracy / "
+         "advantage_accuracy (JSON, CSV, --wide) say how close they are to that pair's exact "
+         "values");
   note(rep,
        "tpr: the largest true-positive rate of any membership-inference attack at that "
-       "false-positive rate (pld: [lower, upper]); precision_prior_P: the largest share of "
+       "false-positive rate (pld: [lower, upper] where both ends bound the run); "
+       "precision_prior_P: the largest share of "
        "members among the records it flags when a share P of candidates are members; "
        "advantage: the largest TPR - FPR at any rate");
   finish(rep, f.output, out, err);
@@ -136,11 +162,11 @@ report::Chart tradeoff_chart(const std::vector<AttackBounds>& curves,
   chart.y_label = "true-positive rate (upper bound)";
   chart.log_x = true;
   for (const auto& c : curves)
-    chart.series.push_back({c.accountant + " (" + std::string(to_string(c.bound)) + ")", c.fpr,
-                            c.tpr, c.bound != BoundKind::upper});
+    chart.series.push_back(
+        {c.accountant + ": " + claim_words(c.bound), c.fpr, c.tpr, c.bound != BoundKind::upper});
   chart.series.push_back({"random guess: TPR = FPR", curves.front().fpr, curves.front().fpr, true});
   // The asked rates as vertical marks, one series broken between them.
-  report::Series m{"--fpr", {}, {}, true};
+  report::Series m{"false-positive rates in the table", {}, {}, true};
   for (double x : marks) {
     m.x.insert(m.x.end(), {x, x, x});
     m.y.insert(m.y.end(), {0.0, 1.0, std::nan("")});

@@ -470,11 +470,6 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
   return run;
 }
 
-std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run) {
-  if (run.sampling == Sampling::shuffle) return run_relation(run);
-  return std::nullopt;
-}
-
 void note_assumed_poisson(const DpSgdFlags& f, std::ostream& err) {
   if (f.epochs.empty() || f.sampling_given) return;
   err << "dpbudget: note: this assumes Poisson sampling (each record in each step with "

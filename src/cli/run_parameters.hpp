@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "accounting/answer.hpp"
 #include "accounting/dp_sgd_run.hpp"
 #include "cli/choices.hpp"
 #include "report/record.hpp"
@@ -204,11 +205,6 @@ std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
                                     std::optional<LastBatch> last_batch = std::nullopt);
 /// A RunParameterError's message with its parameters named as `naming` says.
 std::string message_of(const RunParameterError& e, Naming naming);
-
-/// The relation accountants are asked for on a run's event: replace_special
-/// for shuffled batches (a shuffled epoch is analysed only under a relation
-/// that keeps the dataset size), else nullopt (the one the event fixes).
-std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run);
 
 /// With --epochs and no --sampling, one line on stderr: the figure assumes
 /// Poisson sampling, which most data loaders do not do (README, "Which

@@ -81,4 +81,15 @@ std::optional<LoadedRun> load_run_for_accountants(const SpecFlags& spec, const D
   return loaded;
 }
 
+Question make_question(const RunEvent& run, const AccountantChoice& choice,
+                       std::vector<double> targets, bool solve_delta) {
+  Question q;
+  q.event = run.event;
+  q.run = run.run;
+  q.accountants = choice;
+  q.targets = std::move(targets);
+  q.solve_delta = solve_delta;
+  return q;
+}
+
 }  // namespace dpb::cli

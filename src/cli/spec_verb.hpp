@@ -66,4 +66,10 @@ std::optional<LoadedRun> load_run_for_accountants(const SpecFlags& spec, const D
                                                   const AccountantFlags& accountants,
                                                   std::ostream& out, std::ostream& err);
 
+/// The question a verb asks about a loaded run: its event, its DP-SGD run
+/// (when not a spec file), the chosen accountants, ε at each δ of `targets`
+/// (or δ at each ε when `solve_delta`).
+Question make_question(const RunEvent& run, const AccountantChoice& choice,
+                       std::vector<double> targets, bool solve_delta);
+
 }  // namespace dpb::cli

@@ -4,6 +4,7 @@
 // in blocks and printed in a fixed order as they are ready.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -103,9 +104,15 @@ struct Row {
   report::Record record;
   std::vector<std::string> notes;  ///< footnotes (text output)
   /// Accountants of `--accountant all` that could not handle this row's run
-  /// (their reasons): a footnote and one stderr warning each, never silent.
-  std::vector<std::string> skipped;
-  std::optional<std::string> over;  ///< budget exceeded: the stderr message
+  /// ("skipped <reason>"), and other warnings about it: a footnote and one
+  /// stderr warning each, never silent.
+  std::vector<std::string> warnings;
+  /// The budget gate's lines for this row's run (budget_lines; their rows
+  /// count from this one), and the run as messages name it.
+  std::vector<BudgetLine> gate;
+  std::string subject;
+  /// The gate's exit status for the run (kOk, kBudgetExceeded, kNoUpperBound).
+  int status = kOk;
   bool no_solution = false;
 };
 
@@ -140,36 +147,53 @@ void add_run_columns(report::Record& r, const Job& job) {
 std::vector<Row> compute(const Job& job, const Settings& s) {
   std::vector<Row> rows;
   if (job.unknown == Unknown::none) {
-    const EventPtr event = job.spec ? job.spec : dp_sgd_event(job.run);
+    // The same question `epsilon` asks (the run's rows, its companions, the
+    // recommended row), and the same gate on its smallest sound upper bound.
+    Question q;
+    q.event = job.spec ? job.spec : dp_sgd_event(job.run);
+    if (!job.spec) q.run = job.run;
+    q.accountants = s.choice;
+    if (job.neighbouring) q.accountants.options.neighbouring = job.neighbouring;
+    q.targets = job.deltas;
+    q.what = describe(job);
+    const Answer a = answer(q);
     std::optional<double> budget = s.max_epsilon;
     for (double b : job.epsilons) budget = budget ? std::min(*budget, b) : b;
-    // With --accountant all, an accountant that cannot handle the run gives no
-    // row; the first row of the job carries its reason (a warning), and a run
-    // no accountant handles is an error.
-    std::vector<std::string> skipped;
-    std::vector<Guarantee> guarantees;
-    AccountantChoice choice = s.choice;
-    if (job.neighbouring) choice.options.neighbouring = job.neighbouring;
-    const auto accounted =
-        account(*event, choice, job.deltas, /*solve_delta=*/false, describe(job));
-    for (const auto& a : accounted) {
-      if (a.unsupported) skipped.push_back(*a.unsupported);
-      guarantees.insert(guarantees.end(), a.guarantees.begin(), a.guarantees.end());
-    }
-    if (skipped.size() == accounted.size())
-      throw UnsupportedEvent(describe(job) + ": no accountant supports this run");
-    const std::vector<bool> use = recommended_rows(guarantees, /*solve_delta=*/false);
-    for (std::size_t i = 0; i < guarantees.size(); ++i) {
-      const Guarantee& g = guarantees[i];
+    std::optional<BudgetCheck> check;
+    if (budget) check = check_budget(q, a, *budget);
+    for (std::size_t i = 0; i < a.rows.size(); ++i) {
       Row row;
       add_run_columns(row.record, job);
-      for (auto& cell : guarantee_record(g, false).cells) row.record.cells.push_back(cell);
-      if (!use.empty()) add_recommended(row.record, use[i]);
-      row.notes = g.notes;
-      if (rows.empty()) row.skipped = skipped;
-      if (budget)
-        if (auto why = over_budget(row.record, *budget, "budget"))
-          row.over = describe(job) + " " + *why;
+      // The row's own cells; its `sampling` (the Poisson estimate's scheme
+      // beside a shuffled run) replaces the run's column of that name.
+      for (auto& [key, cell] : answer_record(q, a, i).cells) {
+        auto same = std::find_if(row.record.cells.begin(), row.record.cells.end(),
+                                 [&key](const auto& c) { return c.first == key; });
+        if (same != row.record.cells.end())
+          same->second = std::move(cell);
+        else
+          row.record.cells.emplace_back(key, std::move(cell));
+      }
+      if (check) {
+        // The run's verdict at the row's δ: its smallest sound upper bound
+        // against the budget (every row of the run says the same).
+        row.record.add("budget", report::hoisted(report::number(*budget)));
+        row.record.add("over_budget",
+                       report::visible(report::boolean(check->row_over[i]), report::Show::data));
+        details_last(row.record);
+      }
+      row.notes = a.rows[i].guarantee.notes;
+      if (rows.empty()) {
+        // The job's first row carries what concerns the whole run: skipped
+        // accountants, warnings, and the gate's verdict.
+        for (const auto& why : a.skipped) row.warnings.push_back("skipped " + why);
+        row.warnings.insert(row.warnings.end(), a.warnings.begin(), a.warnings.end());
+        if (check) {
+          row.gate = budget_lines(a, *check, *budget, "budget", s.choice.names);
+          row.subject = describe(job);
+          row.status = budget_status(*check);
+        }
+      }
       rows.push_back(std::move(row));
     }
     return rows;
@@ -441,7 +465,7 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   report::Report rep;
   rep.command = "sweep";
   add_inputs(rep.inputs, s.choice);
-  bool over = false, no_solution = false;
+  bool over = false, no_solution = false, no_upper_bound = false;
   std::size_t row_number = 0;
   // JSON Lines streams. CSV spools each row's cells to a temporary file (its
   // header, the union of the rows' columns, is known only at the end); with
@@ -465,23 +489,30 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
     spool.emplace(std::move(columns));
   }
   compute_in_order(source, begin, end, s, [&](std::vector<Row> rows) {
+    const std::string of_shard = shard.given ? " of shard " + f.shard : std::string();
     for (auto& row : rows) {
       ++row_number;
-      if (row.over) {
-        over = true;
-        err << "dpbudget: budget exceeded: row " << row_number
-            << (shard.given ? " of shard " + f.shard : std::string()) << ", " << *row.over << '\n';
-      }
+      // A run's gate lines sit on its first row; their rows count from it.
+      const std::size_t first_row = row_number;
+      for (const auto& line : row.gate)
+        if (line.row)
+          err << "dpbudget: budget exceeded: row " << first_row + *line.row << of_shard << ", "
+              << row.subject << " " << line.text << '\n';
+        else
+          err << "dpbudget: no sound upper bound to gate on: row " << row_number << of_shard << ", "
+              << row.subject << ": " << line.text << '\n';
+      over = over || row.status == kBudgetExceeded;
+      no_upper_bound = no_upper_bound || row.status == kNoUpperBound;
       no_solution = no_solution || row.no_solution;
       for (const auto& note : row.notes)
         if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "note: " + note) ==
             rep.footnotes.end())
           rep.footnotes.push_back("note: " + note);
-      for (const auto& why : row.skipped)
-        if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "warning: skipped " + why) ==
+      for (const auto& why : row.warnings)
+        if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "warning: " + why) ==
             rep.footnotes.end()) {
-          rep.footnotes.push_back("warning: skipped " + why);
-          err << "dpbudget: warning: skipped " << why << '\n';
+          rep.footnotes.push_back("warning: " + why);
+          err << "dpbudget: warning: " << why << '\n';
         }
       if (streaming) {
         report::render_json_line(row.record, out);
@@ -505,7 +536,10 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   // stdout before every row was computed.
   if (spool) spool->finish(out, /*header=*/!shard.given || shard.k == 1);
   if (!streaming && !csv) emit(rep, f.output, out);
+  // Precedence when lines fail differently (README "Exit status"): bad
+  // input, then a run that cannot be gated, then no solution, then over budget.
   if (bad_input) return kUsage;
+  if (no_upper_bound) return kNoUpperBound;
   if (no_solution) return kNoSolution;
   return over ? kBudgetExceeded : kOk;
 }

@@ -130,6 +130,17 @@ bool drawable(double x, double y, const Chart& c) {
 
 }  // namespace
 
+double positive_span(const std::vector<Series>& series) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& s : series)
+    for (double y : s.y)
+      if (y > 0 && std::isfinite(y)) {
+        lo = std::min(lo, y);
+        hi = std::max(hi, y);
+      }
+  return hi > 0 ? hi / lo : 0;
+}
+
 void render_svg(const Chart& c, std::ostream& out) {
   std::vector<double> xs, ys;
   for (const auto& s : c.series)

@@ -28,6 +28,19 @@ struct Chart {
   int width = 800, height = 500;
 };
 
+/// Curves whose positive y span more than this factor want a log y axis: on a
+/// linear axis a curve 30× below the top one stays within ~3% of the plot
+/// height (about 12 pixels), a flat line at 0.
+inline constexpr double kAutoLogSpan = 30;
+
+/// max/min of the positive finite y over every series (0 when there are none).
+double positive_span(const std::vector<Series>& series);
+
+/// Whether the series' span calls for a log y axis (kAutoLogSpan).
+inline bool wants_log_y(const std::vector<Series>& series) {
+  return positive_span(series) > kAutoLogSpan;
+}
+
 /// Writes `chart` as one SVG document (UTF-8, no external references):
 /// axes with ticks and labels, a legend, the caption. Throws
 /// std::invalid_argument when no series has a drawable point.

@@ -61,10 +61,10 @@ TEST_CASE("report: the Markdown statement holds the parameters, the epsilons and
     }
     return cells.at(4);
   }();
-  CHECK_MESSAGE(has(md, "| rdp | upper | 1e-06 | " + rdp_eps + " |"), rdp_eps);
+  CHECK_MESSAGE(has(md, "| rdp | upper bound | 1e-06 | " + rdp_eps + " |"), rdp_eps);
   CHECK(eps["results"].size() == 2);
   // The headline names the smallest sound upper bound (pld here).
-  CHECK(has(md, "at delta = 1e-06 (pld accountant, a sound upper bound)"));
+  CHECK(has(md, "at delta = 1e-06, a sound upper bound (pld accountant)"));
   // The risk rows are what `risk` prints (first rate, rdp).
   const auto risk =
       json_of(run_dpbudget({"risk", "--dataset-size", "60000", "--batch-size", "600", "--sigma",
@@ -101,7 +101,7 @@ TEST_CASE("report: a spec file's ledger, html to a file") {
   REQUIRE(r.status == 0);
   CHECK(has(r.out, "composition in the spec file"));
   CHECK(has(r.out, "delta should be well below 1/N"));
-  CHECK(has(r.out, "| pld | upper | 1e-05 | ["));
+  CHECK(has(r.out, "| pld | upper bound | 1e-05 | ["));
   const std::string path = "report_test_page.html";
   const auto h = run_dpbudget({"report", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta",
                                "1e-5", "--accountant", "rdp", "--format", "html", "-o", path});

@@ -1,0 +1,122 @@
+#pragma once
+// One question about one run, and its answer (SPEC §12): which rows (every
+// chosen accountant's guarantee at each target, and beside a shuffled or
+// balls-in-bins run its companions: a lower-bound row and the Poisson
+// estimate), what each row claims, which row is recommended, which
+// accountants gave no answer and why; and the budget gate, a function of the
+// answer. Every verb that reports on a run (epsilon, delta, sweep, risk,
+// report, plot, audit) asks here, so the same question gets the same rows
+// with the same claims from every verb.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accounting/accountant.hpp"
+#include "accounting/dp_sgd_run.hpp"
+
+namespace dpb {
+
+/// The accountants a question asks, in order (each once), with their
+/// settings; `options.neighbouring` is the relation asked for (nullopt: the
+/// run's own).
+struct AccountantChoice {
+  std::vector<std::string> names;
+  AccountantOptions options;
+};
+
+/// What is asked of one run.
+struct Question {
+  /// The run as an event (a spec file's, or dp_sgd_event(*run)).
+  EventPtr event;
+  /// The DP-SGD run behind `event`, when there is one: its sampling scheme
+  /// decides the companions, and whether `event` is the run's own pair.
+  std::optional<DpSgdRun> run;
+  AccountantChoice accountants;
+  /// δ values when ε is asked (`solve_delta` false), else ε values.
+  std::vector<double> targets;
+  bool solve_delta = false;
+  /// Beside a shuffled or balls-in-bins run: the lower-bound row (shuffle)
+  /// and the Poisson estimate rows.
+  bool companions = true;
+  /// Prefixes the refusal of an accountant named alone (e.g. "line 3").
+  std::string what;
+};
+
+/// Why a row is there.
+enum class RowRole {
+  run,               ///< an accountant's guarantee for the run
+  lower,             ///< a lower bound on a shuffled run (its companion)
+  poisson_estimate,  ///< the run as if Poisson-sampled at q = B/N (its companion)
+};
+
+struct AnswerRow {
+  /// The number and its claim: `bound` (upper, approximate, lower, estimate)
+  /// and, for an interval, `lower_end` (lower bound or accuracy).
+  Guarantee guarantee;
+  RowRole role = RowRole::run;
+  /// The sampling scheme the row is computed under, when the question is
+  /// about a DP-SGD run (the Poisson estimate's is poisson).
+  std::optional<Sampling> sampling;
+  /// The smallest sound upper bound at its target (SPEC §12).
+  bool recommended = false;
+};
+
+struct Answer {
+  std::vector<AnswerRow> rows;
+  /// Accountants that gave no answer: "<accountant>: <reason>".
+  std::vector<std::string> skipped;
+  /// Remarks about the answer as a whole (e.g. a companion not computed).
+  std::vector<std::string> warnings;
+  /// The run's rows come from two accountants or more (a choice was made).
+  bool several_accountants = false;
+};
+
+/// Asks every chosen accountant, then the companions. An accountant named
+/// alone that cannot handle the event (or answers under another relation
+/// than asked) is an error (UnsupportedEvent, prefixed by `what`); with
+/// several it is skipped with its reason; none at all is an error.
+Answer answer(const Question& question);
+
+/// The recommended row at each target: the smallest computed ε (or δ) among
+/// the run's sound upper bounds at that target (first on ties); never an
+/// approximation, a lower bound or an estimate.
+void mark_recommended(std::vector<AnswerRow>& rows, bool solve_delta);
+
+/// The budget gate (SPEC §12) on an answer to an ε question: a run is over
+/// budget iff at some δ its recommended row (its smallest sound upper bound)
+/// exceeds `budget`. Approximations, lower bounds and estimates neither pass
+/// nor fail it; a run without a sound upper bound at some δ cannot pass.
+enum class BudgetStatus { within, over, no_upper_bound };
+struct BudgetCheck {
+  BudgetStatus status = BudgetStatus::within;
+  /// The recommended rows over budget, one per δ (indices into the rows).
+  std::vector<std::size_t> over_rows;
+  /// With no_upper_bound: the accountants not chosen that would give a
+  /// sound upper bound for the event (the message names them).
+  std::vector<std::string> would_bound;
+  /// Per row of the answer: the run fails the gate at the row's δ (over
+  /// budget, or no sound upper bound there).
+  std::vector<bool> row_over;
+};
+BudgetCheck check_budget(const Question& question, const Answer& answer, double budget);
+
+/// Every chosen accountant's attack bounds (SPEC §11) at `fprs`, under the
+/// rules of answer(): in order, with the reason of an accountant that gives
+/// none; one named alone that gives none is an error. Lower ends are
+/// claimed as answer() claims them (`lower_end`).
+struct AccountantAttackBounds {
+  std::string accountant;
+  std::optional<std::string> unsupported;
+  std::optional<AttackBounds> bounds;
+};
+std::vector<AccountantAttackBounds> attack_bounds_each(const Question& question,
+                                                       std::span<const double> fprs);
+
+/// The relation accountants are asked for on a run's event: replace_special
+/// for shuffled batches (a shuffled epoch is analysed only under a relation
+/// that keeps the dataset size), else nullopt (the one the event fixes).
+std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run);
+
+}  // namespace dpb
