@@ -34,11 +34,15 @@ enum class Sampling {
 enum class LastBatch { drop, keep };
 
 /// A complete run: q, σ and T, plus N, B, epochs when they were given.
+/// With gradient accumulation (SPEC §13) B is the logical batch, the
+/// physical micro-batch × accumulation_steps: it is what is sampled, and T
+/// counts optimizer steps (one noisy release per logical batch).
 struct DpSgdRun {
   double sampling_rate = 0;
   double noise_multiplier = 0;
   std::int64_t steps = 0;
   std::optional<std::int64_t> dataset_size, batch_size;
+  std::int64_t accumulation_steps = 1;  ///< micro-batches per optimizer step (batch_size / k each)
   std::optional<double> epochs;
   std::optional<LastBatch> last_batch;  ///< when the steps per epoch were given a rule
   Sampling sampling = Sampling::poisson;
