@@ -42,13 +42,13 @@ struct DpSgdRun {
   double noise_multiplier = 0;
   std::int64_t steps = 0;
   std::optional<std::int64_t> dataset_size, batch_size;
-  std::int64_t accumulation_steps = 1;  ///< micro-batches per optimizer step (batch_size / k each)
   std::optional<double> epochs;
   std::optional<LastBatch> last_batch;  ///< when the steps per epoch were given a rule
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
-  std::int64_t participations = 1;    ///< balls-in-bins: steps each record is in per epoch
-  std::int64_t records_per_user = 1;  ///< the unit of privacy: a user with this many records
+  std::int64_t participations = 1;      ///< balls-in-bins: steps each record is in per epoch
+  std::int64_t records_per_user = 1;    ///< the unit of privacy: a user with this many records
+  std::int64_t accumulation_steps = 1;  ///< micro-batches per optimizer step (batch_size / k each)
 };
 
 /// The neighbouring relation a run is analysed under (SPEC §10): add_remove
