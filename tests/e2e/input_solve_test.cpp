@@ -125,6 +125,11 @@ TEST_CASE("sweep --input: --solve still solves every line, and a disagreeing sol
                 {"<stdin>:1: solve", "\"steps\"", "--solve sigma"});
 }
 
+TEST_CASE("sweep --input: solve is one of the keys an unknown key's message lists") {
+  check_refused(run_dpbudget({"sweep", "--input", "-"}, "{\"colour\": 1}\n"),
+                {"<stdin>:1: colour: unknown key", "accumulation_steps", "epsilon, solve, spec"});
+}
+
 TEST_CASE("sweep --input: solve beside a budget gate or a spec, or of an unknown kind, refused") {
   check_refused(run_dpbudget({"sweep", "--input", "-", "--max-epsilon", "2"},
                              R"({"sampling_rate": 0.01, "steps": 1000, "delta": 1e-5, )"
