@@ -27,6 +27,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -46,7 +47,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --max-epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --max-epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     delta)
       case $prev in
@@ -55,6 +56,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -73,7 +75,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     sigma)
       case $prev in
@@ -82,6 +84,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -104,7 +107,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -113,6 +116,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -135,7 +139,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -144,6 +148,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -166,7 +171,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sweep)
       case $prev in
@@ -175,6 +180,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -198,7 +204,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --epsilon --solve --max-epsilon --input --shard --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --epsilon --solve --max-epsilon --input --shard --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     compose)
       case $prev in
@@ -261,6 +267,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -270,7 +277,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --format --precision'
+      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --format --precision'
       ;;
     tradeoff)
       case $prev in
@@ -291,6 +298,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -307,7 +315,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     events)
       case $prev in
@@ -334,6 +342,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -351,7 +360,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     risk)
       case $prev in
@@ -360,6 +369,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -380,7 +390,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --fpr --prior -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --fpr --prior -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     report)
       case $prev in
@@ -389,6 +399,7 @@ _dpbudget() {
         -T|--steps) COMPREPLY=(); return ;;
         --dataset-size) COMPREPLY=(); return ;;
         --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
         --epochs) COMPREPLY=(); return ;;
         --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
         --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
@@ -410,7 +421,7 @@ _dpbudget() {
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
       ;;
     *) return ;;
   esac

@@ -34,6 +34,9 @@ enum class Sampling {
 enum class LastBatch { drop, keep };
 
 /// A complete run: q, σ and T, plus N, B, epochs when they were given.
+/// With gradient accumulation (SPEC §13) B is the logical batch, the
+/// physical micro-batch × accumulation_steps: it is what is sampled, and T
+/// counts optimizer steps (one noisy release per logical batch).
 struct DpSgdRun {
   double sampling_rate = 0;
   double noise_multiplier = 0;
@@ -43,8 +46,9 @@ struct DpSgdRun {
   std::optional<LastBatch> last_batch;  ///< when the steps per epoch were given a rule
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
-  std::int64_t participations = 1;    ///< balls-in-bins: steps each record is in per epoch
-  std::int64_t records_per_user = 1;  ///< the unit of privacy: a user with this many records
+  std::int64_t participations = 1;      ///< balls-in-bins: steps each record is in per epoch
+  std::int64_t records_per_user = 1;    ///< the unit of privacy: a user with this many records
+  std::int64_t accumulation_steps = 1;  ///< micro-batches per optimizer step (batch_size / k each)
 };
 
 /// The neighbouring relation a run is analysed under (SPEC §10): add_remove

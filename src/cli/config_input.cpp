@@ -38,7 +38,7 @@ const RunParameter* run_parameter_keyed(const std::string& key) {
 std::string allowed_keys() {
   std::string keys = "name";
   for (const auto& p : kRunParameters) keys += ", " + std::string(p.key);
-  return keys + ", delta, epsilon, spec, neighbouring";
+  return keys + ", delta, epsilon, solve, spec, neighbouring";
 }
 
 ConfigLine parse_line(const std::string& text, std::size_t line) {
@@ -82,6 +82,13 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
       } catch (const UsageError& e) {
         throw LineError{e.what()};
       }
+    } else if (key == "solve") {
+      try {
+        c.solve = parse_choice("solve", value.is_string() ? value.get<std::string>() : value.dump(),
+                               kSolveKeyChoices);
+      } catch (const UsageError& e) {
+        throw LineError{e.what()};
+      }
     } else if (key == "delta") {
       c.delta = real_value(obj, "delta", kOpenUnit);
     } else if (key == "epsilon") {
@@ -91,6 +98,8 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     }
   }
   if (c.spec && any_run_key) throw LineError{"spec: give either spec or the DP-SGD keys, not both"};
+  if (c.spec && c.solve)
+    throw LineError{"solve: not with spec (give the DP-SGD keys to solve for one of them)"};
   if (c.neighbouring && !c.spec)
     throw LineError{
         "neighbouring: only with spec (the DP-SGD keys' sampling fixes the relation: poisson "

@@ -2,7 +2,9 @@
 // Training configurations read from JSON Lines (`dpbudget sweep --input`):
 // one object per line with the run parameters' JSON keys (kRunParameters in
 // cli/run_parameters.hpp), delta, epsilon and a free-form `name` echoed to the
-// output; or `spec`, an event as in a spec file, instead of the DP-SGD keys.
+// output, `solve` (what the line solves for; a line missing a parameter it does
+// not solve for is refused); or `spec`, an event as in a spec file, instead
+// of the DP-SGD keys.
 #include <cstddef>
 #include <istream>
 #include <optional>
@@ -36,6 +38,9 @@ struct ConfigLine {
   DpSgdValues values;
   std::optional<double> delta;
   std::optional<double> epsilon;
+  /// `"solve": "noise_multiplier"` (or a --solve value, "sigma"): the
+  /// parameter this line solves for, with `epsilon` its target.
+  std::optional<Unknown> solve;
   /// `"spec": {...}`: an event (README, "Spec files") instead of the DP-SGD
   /// keys, and its compact JSON.
   EventPtr spec;

@@ -26,6 +26,8 @@ std::vector<std::string> DpSgdFlags::*list_member(RunParam p) {
       return &DpSgdFlags::dataset_size;
     case RunParam::batch_size:
       return &DpSgdFlags::batch_size;
+    case RunParam::accumulation_steps:
+      return &DpSgdFlags::accumulation_steps;
     case RunParam::epochs:
       return &DpSgdFlags::epochs;
     case RunParam::last_batch:
@@ -92,6 +94,7 @@ bool with_choices(RunParam p, F&& f) {
     case RunParam::steps:
     case RunParam::dataset_size:
     case RunParam::batch_size:
+    case RunParam::accumulation_steps:
     case RunParam::epochs:
     case RunParam::group_noise_multipliers:
     case RunParam::participations:
@@ -160,6 +163,19 @@ std::string name_of(RunParam p, Naming naming) {
   return std::string(naming == Naming::flags ? entry.flag : entry.key);
 }
 
+RunParam solved_parameter(Unknown unknown) {
+  switch (unknown) {
+    case Unknown::steps:
+      return RunParam::steps;
+    case Unknown::sampling_rate:
+      return RunParam::sampling_rate;
+    case Unknown::noise_multiplier:
+    case Unknown::none:
+      break;
+  }
+  return RunParam::noise_multiplier;
+}
+
 std::string message_of(const RunParameterError& e, Naming naming) {
   std::string s;
   for (const auto& part : e.parts())
@@ -212,6 +228,9 @@ void set_value(DpSgdValues& v, RunParam p, const ParamValue& x) {
       return;
     case RunParam::batch_size:
       v.batch_size = std::get<std::int64_t>(x);
+      return;
+    case RunParam::accumulation_steps:
+      v.accumulation_steps = std::get<std::int64_t>(x);
       return;
     case RunParam::epochs:
       v.epochs = std::get<double>(x);
@@ -373,12 +392,56 @@ std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
   }
 }
 
+namespace {
+
+/// The batch that is sampled (SPEC §13): the physical micro-batch B times the
+/// accumulation steps k, B·k; B itself when k = 1. Refuses k > 1 where it can
+/// only be a mistake: beside q given directly (q is then already the rate of
+/// one optimizer step), without B, and a logical batch larger than N.
+std::optional<std::int64_t> logical_batch(const DpSgdValues& v, Unknown unknown, Naming naming) {
+  auto n = [naming](RunParam p) { return name_of(p, naming); };
+  using P = RunParam;
+  const std::int64_t k = v.accumulation_steps.value_or(1);
+  if (k == 1) return v.batch_size;
+  const std::string acc = n(P::accumulation_steps);
+  if (v.sampling_rate && unknown != Unknown::sampling_rate)
+    throw UsageError(acc + ": not with " + n(P::sampling_rate) + " (" + n(P::sampling_rate) +
+                     " is already the sampling rate of one optimizer step, the logical batch over "
+                     "N; give " +
+                     n(P::dataset_size) + " and " + n(P::batch_size) +
+                     ", the physical micro-batch, or leave out " + acc + ")");
+  if (unknown == Unknown::sampling_rate) {
+    // The batch size is solved for: the micro-batch b, sampled as b·k.
+    if (!v.dataset_size)
+      throw UsageError(acc + ": needs " + n(P::dataset_size) +
+                       " when the sampling rate is solved for (the micro-batch size is then "
+                       "solved for)");
+    if (k > *v.dataset_size)
+      throw UsageError(acc + ": " + std::to_string(k) + " micro-batches of one record exceed " +
+                       n(P::dataset_size) + " " + std::to_string(*v.dataset_size));
+    return std::nullopt;
+  }
+  if (!v.batch_size)
+    throw UsageError(acc + ": needs " + n(P::batch_size) + " (the physical micro-batch) and " +
+                     n(P::dataset_size));
+  std::int64_t logical = 0;
+  const bool overflow = __builtin_mul_overflow(*v.batch_size, k, &logical);
+  if (v.dataset_size && (overflow || logical > *v.dataset_size))
+    throw UsageError(acc + ": the logical batch " + n(P::batch_size) + " x " + acc + " = " +
+                     std::to_string(*v.batch_size) + " x " + std::to_string(k) +
+                     (overflow ? std::string() : " = " + std::to_string(logical)) + " exceeds " +
+                     n(P::dataset_size) + " " + std::to_string(*v.dataset_size));
+  // Without N, sampling_rate_of() refuses B alone.
+  return overflow ? v.batch_size : std::optional<std::int64_t>(logical);
+}
+
+}  // namespace
+
 DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
   auto n = [naming](RunParam p) { return name_of(p, naming); };
   using P = RunParam;
   DpSgdRun run;
   run.dataset_size = v.dataset_size;
-  run.batch_size = v.batch_size;
   run.epochs = v.epochs;
   run.last_batch = v.last_batch;
   run.sampling = v.sampling;
@@ -401,6 +464,10 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
                      ": only 1 with without-replacement sampling (no user-level analysis of "
                      "fixed-size batches is implemented here; use poisson, shuffle or "
                      "balls-in-bins)");
+  // From here on the batch is the logical one, what is sampled.
+  const std::optional<std::int64_t> batch = logical_batch(v, unknown, naming);
+  run.batch_size = batch;
+  run.accumulation_steps = v.accumulation_steps.value_or(1);
 
   if (unknown == Unknown::noise_multiplier) {
     if (!v.group_noise_multipliers.empty())
@@ -423,7 +490,7 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
       if (v.sampling_rate && v.dataset_size && !v.batch_size && !v.epochs)
         throw UsageError(n(P::dataset_size) + ": goes with " + n(P::batch_size) + " or " +
                          n(P::epochs));
-      run.sampling_rate = sampling_rate_of(v.sampling_rate, v.dataset_size, v.batch_size,
+      run.sampling_rate = sampling_rate_of(v.sampling_rate, v.dataset_size, batch,
                                            /*dataset_size_alone=*/true);
     }
 
@@ -453,8 +520,8 @@ DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
         // The rule's refusals now, not inside the solver (any B in [1, N] will do).
         if (v.last_batch) steps_for_epochs(*v.epochs, 0, v.dataset_size, 1, v.last_batch);
       } else {
-        run.steps = steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, v.batch_size,
-                                     v.last_batch);
+        run.steps =
+            steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, batch, v.last_batch);
       }
     } else {
       throw UsageError(n(P::steps) + " is required (or " + n(P::epochs) + ")");
@@ -501,8 +568,14 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
   if (unknown != Unknown::steps && !(unknown == Unknown::sampling_rate && epochs_given))
     in.add(key(RunParam::steps), report::integer(run.steps));
   if (run.dataset_size) in.add(key(RunParam::dataset_size), report::integer(*run.dataset_size));
+  // run.batch_size is the logical batch; the flag gave the physical one.
   if (run.batch_size && unknown != Unknown::sampling_rate)
-    in.add(key(RunParam::batch_size), report::integer(*run.batch_size));
+    in.add(key(RunParam::batch_size), report::integer(*run.batch_size / run.accumulation_steps));
+  if (run.accumulation_steps > 1) {
+    in.add(key(RunParam::accumulation_steps), report::integer(run.accumulation_steps));
+    if (run.batch_size && unknown != Unknown::sampling_rate)
+      in.add("logical_batch_size", report::integer(*run.batch_size));
+  }
   if (epochs_given) in.add(key(RunParam::epochs), report::number(*run.epochs));
   if (run.last_batch)
     in.add(key(RunParam::last_batch),

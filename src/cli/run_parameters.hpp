@@ -31,6 +31,7 @@ enum class RunParam {
   steps,
   dataset_size,
   batch_size,
+  accumulation_steps,
   epochs,
   last_batch,
   sampling,
@@ -38,7 +39,7 @@ enum class RunParam {
   participations,
   records_per_user,
 };
-inline constexpr std::size_t kRunParamCount = 11;
+inline constexpr std::size_t kRunParamCount = 12;
 
 /// What a parameter's value is, and so how it is parsed.
 enum class ParamKind {
@@ -88,7 +89,14 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
     {RunParam::dataset_size, "--dataset-size", "--dataset-size", "dataset_size", ParamKind::count,
      "N: records in the dataset (q = B/N)", "", 0, std::nullopt},
     {RunParam::batch_size, "--batch-size", "--batch-size", "batch_size", ParamKind::count,
-     "B: expected batch size (q = B/N)", "", 1, std::nullopt},
+     "B: expected batch size (q = B/N; with --accumulation-steps, the physical micro-batch)", "", 1,
+     std::nullopt},
+    {RunParam::accumulation_steps, "--accumulation-steps", "--accumulation-steps",
+     "accumulation_steps", ParamKind::count,
+     "k: micro-batches of --batch-size accumulated per optimizer step; the logical batch B*k is "
+     "what is sampled (q = B*k/N, T = ceil(epochs * N / (B*k))) and --steps count optimizer "
+     "steps",
+     "1", 1, std::nullopt},
     {RunParam::epochs, "--epochs", "--epochs", "epochs", ParamKind::positive_real,
      "passes over the data: T = ceil(epochs * N / B), or ceil(epochs / q) with -q; with "
      "--last-batch, epochs * floor(N / B) or epochs * ceil(N / B)",
@@ -131,8 +139,9 @@ std::string name_of(RunParam p, Naming naming);
 /// The DP-SGD flags as given. Every flag may hold a list (for sweeps);
 /// single-run verbs take one value.
 struct DpSgdFlags {
-  std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size, epochs,
-      last_batch, group_noise_multipliers, participations, records_per_user;
+  std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size,
+      accumulation_steps, epochs, last_batch, group_noise_multipliers, participations,
+      records_per_user;
   std::string sampling = "poisson";
   bool sampling_given = false;  ///< --sampling was on the command line
 };
@@ -149,6 +158,7 @@ void refuse_run_flags(const DpSgdFlags& flags, const std::string& other, const s
 struct DpSgdValues {
   std::optional<double> sampling_rate, noise_multiplier, epochs;
   std::optional<std::int64_t> steps, dataset_size, batch_size;
+  std::optional<std::int64_t> accumulation_steps;  ///< k (default 1): batch_size is then physical
   std::optional<LastBatch> last_batch;
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
@@ -191,6 +201,24 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& flags);
 
 /// The parameter a verb solves for (it must then not be given).
 enum class Unknown { none, noise_multiplier, steps, sampling_rate };
+
+/// What `sweep --solve` takes (and a `sweep --input` line's "solve").
+inline constexpr std::array<Choice<Unknown>, 3> kSolveChoices{{
+    {"sigma", Unknown::noise_multiplier},
+    {"steps", Unknown::steps},
+    {"sampling-rate", Unknown::sampling_rate},
+}};
+/// A line's "solve" also takes the JSON key of the parameter it solves for.
+inline constexpr std::array<Choice<Unknown>, 5> kSolveKeyChoices{{
+    {"sigma", Unknown::noise_multiplier},
+    {"noise_multiplier", Unknown::noise_multiplier},
+    {"steps", Unknown::steps},
+    {"sampling-rate", Unknown::sampling_rate},
+    {"sampling_rate", Unknown::sampling_rate},
+}};
+/// The run parameter an unknown is (noise_multiplier, steps, sampling_rate;
+/// `none` has none and is not asked).
+RunParam solved_parameter(Unknown unknown);
 
 /// Checks which parameters go together and derives q = B/N and
 /// T = ⌈E·N/B⌉ (SPEC §1; E whole epochs of ⌊N/B⌋ or ⌈N/B⌉ steps with a

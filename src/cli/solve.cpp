@@ -79,8 +79,11 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
     case Unknown::sampling_rate: {
       if (run.dataset_size) {
         // Largest batch size B in [1, N]; with epochs fixed, T = ⌈E·N/B⌉ (or
-        // E·⌊N/B⌋, E·⌈N/B⌉ with --last-batch) falls as B grows.
+        // E·⌊N/B⌋, E·⌈N/B⌉ with --last-batch) falls as B grows. With k
+        // accumulation steps the micro-batch b in [1, N/k] is solved for and
+        // the logical batch B = b·k is what is sampled (SPEC §13).
         const std::int64_t n = *run.dataset_size;
+        const std::int64_t k = run.accumulation_steps;
         auto steps_for = [&](std::int64_t b) {
           return run.epochs
                      ? steps_for_epochs_named(*run.epochs, 0, n, b, Naming::flags, run.last_batch)
@@ -89,15 +92,15 @@ Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accoun
         auto s = largest_integer(
             [&](std::int64_t b) {
               DpSgdRun candidate = run;
-              candidate.batch_size = b;
-              candidate.sampling_rate = static_cast<double>(b) / static_cast<double>(n);
-              candidate.steps = steps_for(b);
+              candidate.batch_size = b * k;
+              candidate.sampling_rate = static_cast<double>(b * k) / static_cast<double>(n);
+              candidate.steps = steps_for(b * k);
               return dp_sgd_event(candidate);
             },
-            oracle, target_epsilon, 1, n);
-        out.run.batch_size = s.count;
-        out.run.sampling_rate = static_cast<double>(s.count) / static_cast<double>(n);
-        out.run.steps = steps_for(s.count);
+            oracle, target_epsilon, 1, n / k);
+        out.run.batch_size = s.count * k;
+        out.run.sampling_rate = static_cast<double>(s.count * k) / static_cast<double>(n);
+        out.run.steps = steps_for(s.count * k);
         out.guarantee = std::move(s.guarantee);
         return out;
       }
@@ -138,7 +141,10 @@ void add_solved_quantity(report::Record& r, const DpSgdRun& run, Unknown unknown
     case Unknown::sampling_rate:
       r.add("sampling_rate", report::number(run.sampling_rate, Rounding::down));
       if (run.batch_size) {
-        r.add("batch_size", report::integer(*run.batch_size));
+        // The micro-batch, as --batch-size takes it, and the logical batch sampled.
+        r.add("batch_size", report::integer(*run.batch_size / run.accumulation_steps));
+        if (run.accumulation_steps > 1)
+          r.add("logical_batch_size", report::integer(*run.batch_size));
         r.add("steps", report::integer(run.steps));
       }
       break;

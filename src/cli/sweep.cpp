@@ -37,12 +37,6 @@
 namespace dpb::cli {
 namespace {
 
-constexpr std::array<Choice<Unknown>, 3> kSolveChoices{{
-    {"sigma", Unknown::noise_multiplier},
-    {"steps", Unknown::steps},
-    {"sampling-rate", Unknown::sampling_rate},
-}};
-
 struct SweepFlags {
   DpSgdFlags run;
   AccountantFlags accountant;
@@ -248,6 +242,38 @@ JobSource jobs_from_flags(const SweepFlags& f, Unknown unknown, const std::vecto
   return source;
 }
 
+/// `"solve": "<key>"`, as messages suggest it.
+std::string solve_key_text(Unknown unknown) {
+  return "\"solve\": \"" + std::string(run_parameter(solved_parameter(unknown)).key) + "\"";
+}
+
+/// Why line `c` cannot be computed as it stands: its "solve" disagrees with
+/// --solve (`unknown`), it solves beside a budget gate, or it lacks a run
+/// parameter it does not solve for. Keys named as on the line.
+std::optional<std::string> solve_refusal(const ConfigLine& c, Unknown unknown, bool gate) {
+  if (c.solve && unknown != Unknown::none && *c.solve != unknown)
+    return "solve: \"" + std::string(run_parameter(solved_parameter(*c.solve)).key) +
+           "\" on the line, but --solve " + std::string(choice_name(kSolveChoices, unknown)) +
+           " on the command line (give one of them)";
+  const Unknown solving = c.solve.value_or(unknown);
+  if (c.solve && gate)
+    return "solve: not with --max-epsilon (a solved row meets its own target epsilon; give "
+           "the parameter to gate the line)";
+  const DpSgdValues& v = c.values;
+  if (solving != Unknown::sampling_rate && !v.sampling_rate && !v.batch_size)
+    return v.sampling == Sampling::poisson
+               ? "sampling_rate: missing (give it, or dataset_size and batch_size, or " +
+                     solve_key_text(Unknown::sampling_rate) + ")"
+               : "batch_size: missing (give it and dataset_size, or " +
+                     solve_key_text(Unknown::sampling_rate) + ")";
+  if (solving != Unknown::noise_multiplier && !v.noise_multiplier)
+    return "noise_multiplier: missing (give it, or " + solve_key_text(Unknown::noise_multiplier) +
+           ")";
+  if (solving != Unknown::steps && !v.steps && !v.epochs)
+    return "steps: missing (give it or epochs, or " + solve_key_text(Unknown::steps) + ")";
+  return std::nullopt;
+}
+
 /// Jobs from --input lines; bad lines are reported on `err` (and abort the
 /// sweep unless --keep-going). Returns whether any line was bad.
 bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<double>& deltas,
@@ -284,11 +310,14 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
       jobs.push_back(std::move(job));
       continue;
     }
-    // A line without a noise multiplier but with an epsilon asks for σ.
-    job.unknown =
-        unknown == Unknown::none && !c.values.noise_multiplier && c.epsilon && !f.solve.size()
-            ? Unknown::noise_multiplier
-            : unknown;
+    // A line solves for a parameter only when it says so (its "solve", or
+    // --solve); a parameter it neither gives nor solves for is refused, never
+    // taken as a question of another kind.
+    if (auto why = solve_refusal(c, unknown, !f.max_epsilon.empty())) {
+      errors.push_back({c.line, *why});
+      continue;
+    }
+    job.unknown = c.solve.value_or(unknown);
     try {
       job.run = derive(c.values, job.unknown, Naming::keys);
       job.neighbouring = run_neighbouring(job.run);
@@ -565,7 +594,8 @@ Verb setup_sweep(CLI::App& app) {
   record_file(cmd->add_option(
       "--input", f->input,
       "JSON Lines file of configurations ('-' for stdin), keys as the flags: " + keys +
-          "delta, epsilon (budget, or target when noise_multiplier is absent), name; or "
+          "delta, epsilon (the budget, or the target with solve), solve (what the line solves "
+          "for, as --solve: sigma|steps|sampling-rate, or its key), name; or "
           "spec (an event as in a --spec file) instead of the DP-SGD keys, with it "
           "neighbouring (add-remove|replace-one|replace-special, as epsilon's); not with the "
           "run flags"));

@@ -224,7 +224,7 @@ TEST_CASE("sweep --input: JSON Lines configs, names echoed, per-line budgets") {
       "{\"name\": \"big\", \"dataset_size\": 60000, \"batch_size\": 600, \"noise_multiplier\": "
       "0.8, \"epochs\": 50, \"delta\": 1e-5, \"epsilon\": 3}\n"
       "{\"name\": \"calibrate\", \"sampling_rate\": 0.01, \"steps\": 1000, \"delta\": 1e-5, "
-      "\"epsilon\": 1}\n";
+      "\"epsilon\": 1, \"solve\": \"noise_multiplier\"}\n";
   const auto r = run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"}, configs);
   CHECK(r.status == 1);  // "big" exceeds its budget of 3
   const auto rows = json_lines(r.out);
@@ -262,7 +262,7 @@ TEST_CASE("sweep --input: malformed lines name the line and key, --keep-going") 
   CHECK(json_lines(lenient.out).size() == 1);
   for (const char* expected : {"<stdin>:2: sampling_rate", "<stdin>:3: noise_multiplier",
                                "<stdin>:4: not valid JSON", "<stdin>:5: colour: unknown key",
-                               "<stdin>:6: steps is required", "<stdin>:7: expected a JSON object"})
+                               "<stdin>:6: steps: missing", "<stdin>:7: expected a JSON object"})
     CHECK_MESSAGE(lenient.err.find(expected) != std::string::npos, expected, lenient.err);
   const auto missing = run_dpbudget({"sweep", "--input", "/nonexistent/x.jsonl"});
   CHECK(missing.status == 2);

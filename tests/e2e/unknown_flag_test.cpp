@@ -44,8 +44,8 @@ TEST_CASE("a misspelt flag names the verb and the flag it is closest to") {
   CHECK(usage_error({"epsilon", "-sigma", "1"}) ==
         "unknown flag -sigma for 'epsilon'; did you mean --sigma?");
   // A prefix of one flag.
-  CHECK(usage_error({"epsilon", "--acc", "rdp"}) ==
-        "unknown flag --acc for 'epsilon'; did you mean --accountant?");
+  CHECK(usage_error({"epsilon", "--acco", "rdp"}) ==
+        "unknown flag --acco for 'epsilon'; did you mean --accountant?");
   // The suggestion is a flag of THAT verb: compose has no --sigma.
   CHECK(usage_error({"compose", "--cuont", "3"}) ==
         "unknown flag --cuont for 'compose'; did you mean --count?");

@@ -62,7 +62,7 @@ run_cases() {  # run_cases DPBUDGET: every case; $fail counts the failures
   expect 'dpbudget nosuchverb --' ''
   # Flags: a prefix, a flag after values, and every long flag of every verb.
   expect 'dpbudget --vers' '--version'
-  expect 'dpbudget epsilon --acc' '--accountant'
+  expect 'dpbudget epsilon --acco' '--accountant'
   expect 'dpbudget epsilon -q 0.01 --conv' '--conversion'
   expect 'dpbudget gaussian --noise-' '--noise-multiplier --noise-sd'
   expect 'dpbudget plot --lin' '--linear-y'

@@ -48,7 +48,7 @@ expect() {  # expect 'what the user typed' 'expected replies'
 expect 'dpbudget eps' 'epsilon'
 expect 'dpbudget sig' 'sigma'
 expect 'dpbudget --vers' '--version'
-expect 'dpbudget epsilon --acc' '--accountant'
+expect 'dpbudget epsilon --acco' '--accountant'
 expect 'dpbudget epsilon -q 0.01 --conv' '--conversion'
 expect 'dpbudget epsilon --accountant ' "$("$bin" completions list |
   awk -F'\t' '$1 == "epsilon" && $2 == "--accountant" {gsub(",", " ", $3); print $3}')"
