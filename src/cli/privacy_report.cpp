@@ -184,7 +184,15 @@ report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& 
   row("sampling", sampling_words(run));
   row("sampling rate q", plain(run.sampling_rate));
   if (run.dataset_size) row("dataset size N", std::to_string(*run.dataset_size));
-  if (run.batch_size) row("batch size B", std::to_string(*run.batch_size));
+  if (run.batch_size && run.accumulation_steps > 1) {
+    // The logical batch is what is sampled (SPEC §13).
+    row("batch size B (logical: micro-batch x accumulation steps)",
+        std::to_string(*run.batch_size));
+    row("micro-batch", std::to_string(*run.batch_size / run.accumulation_steps));
+    row("gradient accumulation steps", std::to_string(run.accumulation_steps));
+  } else if (run.batch_size) {
+    row("batch size B", std::to_string(*run.batch_size));
+  }
   row("noise multiplier sigma (noise std / clipping norm)", plain(run.noise_multiplier));
   if (clipping) {
     row("clipping norm C", plain(*clipping));
