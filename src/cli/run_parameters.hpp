@@ -20,6 +20,7 @@
 
 #include "accounting/answer.hpp"
 #include "accounting/dp_sgd_run.hpp"
+#include "accounting/run_calibration.hpp"
 #include "cli/choices.hpp"
 #include "report/record.hpp"
 
@@ -200,7 +201,7 @@ class SweepGrid {
 std::vector<DpSgdValues> sweep_values(const DpSgdFlags& flags);
 
 /// The parameter a verb solves for (it must then not be given).
-enum class Unknown { none, noise_multiplier, steps, sampling_rate };
+using Unknown = RunUnknown;
 
 /// What `sweep --solve` takes (and a `sweep --input` line's "solve").
 inline constexpr std::array<Choice<Unknown>, 3> kSolveChoices{{

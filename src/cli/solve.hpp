@@ -1,39 +1,28 @@
 #pragma once
-// The step from a partly given DP-SGD run to the calibration solvers of
-// accounting/calibration.hpp: builds the event for each candidate value of the
-// unknown and hands back the completed run with the guarantee it achieves.
+// The solving verbs (sigma, steps, sampling-rate) and sweep --solve: flags
+// to a run and an unknown, calibrate_run() (accounting/run_calibration.hpp)
+// to solve it, and the solved rows.
 #include <string>
 
 #include "accounting/accountant.hpp"
 #include "accounting/calibration.hpp"
+#include "accounting/run_calibration.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/run_parameters.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
 
-struct SolveSettings {
-  double tolerance = 1e-4;  ///< relative, on σ or q
-  double max_sigma = 1000;
-};
+using SolveSettings = CalibrationSettings;
 
 void add_solve_flags(CLI::App& app, std::string& tolerance, std::string& max_sigma);
 SolveSettings resolve_solve_flags(const std::string& tolerance, const std::string& max_sigma);
 
-struct Solved {
-  DpSgdRun run;  ///< with the unknown filled in
-  Guarantee guarantee;
-};
+using Solved = CalibratedRun;
+using SolveTarget = RunTarget;
 
-/// What a solver keeps under the target: ε at `delta`, the TPR bound at
-/// `fpr`, or the advantage (accounting/calibration.hpp, Measure).
-struct SolveTarget {
-  Measure measure = Measure::epsilon;
-  double delta = 0;
-  double fpr = 0;
-};
-
-/// Solves `unknown` of `run` so that the measure of `what` ≤ target.
+/// Solves `unknown` of `run` so that the measure of `what` ≤ target
+/// (calibrate_run; a run parameter refused names its flag).
 Solved solve_run(const DpSgdRun& run, Unknown unknown, const std::string& accountant,
                  const AccountantOptions& options, double target, const SolveTarget& what,
                  const SolveSettings& settings);
