@@ -10,6 +10,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/normal.hpp"
+#include "accounting/outward.hpp"
 
 namespace dpb {
 namespace {
@@ -39,8 +40,26 @@ constexpr int kFullPrecisionBits = 52;
 /// Steps of growing size (a few ulps at first) that move a root found by the
 /// solver onto the safe side of the very function callers evaluate.
 constexpr int kOptimalNudgeSteps = 200;
+/// Ulps of |log| in the log of the peak term of the optimal sum: Loader's
+/// Stirling errors, deviances and half-log (each a few roundings of
+/// magnitude ≤ |log Bin|, accurate to ~1e-15 relative, Loader 2000) and the
+/// log of the factor; 16 cover them with room.
+constexpr double kOptimalLogUlps = 16;
+/// Ulps of the sum of the optimal terms relative to the peak: its additions
+/// (positive terms, ≤ u each relative to the sum once it has settled near
+/// the peak) and each factor's expm1 (≤ 2u): 16 with room.
+constexpr double kOptimalSumUlps = 16;
 /// The advanced δ' nudge doubles its step from one ulp: 64 doublings reach any δ' ≤ 1.
 constexpr int kAdvancedNudgeSteps = 64;
+/// Ulps by which the advanced bound's ε is stepped up: ε·√(2k·(−log δ')) has
+/// a log (≤ 1 ulp), three products and a square root (which halves the
+/// relative error under it): ≤ 4u; kε·expm1(ε) two products and an expm1:
+/// ≤ 3u; the sum of two positive terms one more: ≤ 5u relative in all, i.e.
+/// ≤ 5 ulps (an ulp is ≥ u relative); 16 leave room for second-order terms.
+constexpr int kAdvancedUlps = 16;
+/// kδ + δ': a product and a sum of positive terms, ≤ 2u relative: 4 ulps
+/// (twice that, for room).
+constexpr int kAdvancedDeltaUlps = 4;
 
 void check_eps(double epsilon, const char* field = "epsilon") {
   if (!(epsilon >= 0) || !std::isfinite(epsilon))
@@ -111,8 +130,9 @@ EpsDelta compose_basic(double epsilon, double delta, std::int64_t k) {
   check_eps(epsilon);
   check_delta(delta);
   check_k(k);
+  // k is exact in a double (k < 2^53); each product is rounded up (fma residual).
   const double kd = static_cast<double>(k);
-  return {kd * epsilon, std::min(1.0, kd * delta)};
+  return {outward::product_up(kd, epsilon), std::min(1.0, outward::product_up(kd, delta))};
 }
 
 EpsDelta compose_advanced(double epsilon, double delta, std::int64_t k, double delta_prime) {
@@ -122,17 +142,20 @@ EpsDelta compose_advanced(double epsilon, double delta, std::int64_t k, double d
   if (!(delta_prime > 0 && delta_prime <= 1))
     throw InvalidParameter("delta_prime", "must be in (0, 1]");
   const double kd = static_cast<double>(k);
+  // log(1/δ') as −log δ' (one rounding, relative to its value, even for δ' near 1).
   const double eps =
-      epsilon * std::sqrt(2 * kd * std::log(1 / delta_prime)) + kd * epsilon * std::expm1(epsilon);
-  return {eps, std::min(1.0, kd * delta + delta_prime)};
+      epsilon * std::sqrt(2 * kd * -std::log(delta_prime)) + kd * epsilon * std::expm1(epsilon);
+  return {outward::up(eps, kAdvancedUlps),
+          std::min(1.0, outward::up(kd * delta + delta_prime, kAdvancedDeltaUlps))};
 }
 
 double advanced_slack(double delta, std::int64_t k, double target_delta) {
   check_delta(target_delta, "target_delta");
   check_delta(delta);
   check_k(k);
-  const double kd = static_cast<double>(k) * delta;
-  const double slack = target_delta - kd;
+  // kδ rounded up and the difference stepped down: kδ + δ' ≤ δ_total exactly.
+  const double kd = outward::product_up(static_cast<double>(k), delta);
+  const double slack = outward::difference_down(target_delta, kd);
   if (!(slack > kAdvancedMinSlack * target_delta))
     throw NoSolution("advanced composition needs target delta > k*delta = " + shown(kd) +
                      " (delta' = target delta - k*delta must be > 0 beyond rounding)");
@@ -167,13 +190,15 @@ double advanced_delta_prime(double epsilon, std::int64_t k, double epsilon_total
 double advanced_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
   check_delta(delta);
   const double dp = advanced_delta_prime(epsilon, k, epsilon_total);
-  return std::min(1.0, static_cast<double>(k) * delta + dp);
+  return std::min(1.0, outward::up(static_cast<double>(k) * delta + dp, kAdvancedDeltaUlps));
 }
 
 double basic_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
   check_delta(target_delta, "target_delta");
   const EpsDelta r = compose_basic(epsilon, delta, k);
-  if (r.delta > target_delta)
+  // Decimal inputs: kδ equal to the target up to the product's rounding (e.g.
+  // 100·1e-7 and 1e-5) meets it; the rounded-up r.delta is what is printed.
+  if (static_cast<double>(k) * delta > target_delta)
     throw NoSolution("basic composition needs target delta >= k*delta = " + shown(r.delta));
   return r.epsilon;
 }
@@ -181,7 +206,7 @@ double basic_epsilon(double epsilon, double delta, std::int64_t k, double target
 double basic_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
   if (!(epsilon_total >= 0)) throw InvalidParameter("epsilon_total", "must be a number >= 0");
   const EpsDelta r = compose_basic(epsilon, delta, k);
-  if (epsilon_total < r.epsilon)
+  if (epsilon_total < static_cast<double>(k) * epsilon)  // to nearest, as for basic_epsilon
     throw NoSolution("basic composition needs target epsilon >= k*eps = " + shown(r.epsilon));
   return r.delta;
 }
@@ -223,6 +248,14 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   }
   const double ref = term(lo);
   if (ref == -kInf) return -kInf;
+  // Rounding-error bound of the result (u = 2⁻⁵³), added to it below: the
+  // peak's log (Loader's terms and the log of its factor, whose gap
+  // ε' − (k − 2l)ε rounds by ≤ 2u of its parts, amplified by
+  // d log(1 − eˣ)/dx = 1/expm1(−x)), and the sum relative to the peak.
+  const double peak_gap = epsilon_total - static_cast<double>(k - 2 * lo) * epsilon;
+  const double u = outward::kUnitRoundoff;
+  const double ref_err = kOptimalLogUlps * u * (std::abs(ref) + std::log(kd) + 1) +
+                         2 * u * (epsilon_total + kd * epsilon) / std::expm1(-peak_gap);
   // Sum outward from the peak. Past the peak each side decreases with ratios
   // that keep shrinking (log-concavity), so the rest of a side is at most
   // t/(1 − r) for the current term t and ratio r: stop when that is < kTailStop of the sum.
@@ -255,15 +288,25 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
     }
     if (!(sum < kInf)) return 0;  // terms beyond double range: δ_opt ≤ 1 is all that is known
   }
-  return std::min(ref + std::log(sum), 0.0);  // δ_opt ≤ 1 (rounding can overshoot by an ulp)
+  // The sum: each weight drifts ≤ 2u per step over ≤ kResync steps between
+  // resyncs, each from an exp of Loader's form (its own error in ref_err's
+  // share), times a factor (expm1, ≤ 2u); the positive sum ≤ kOptimalSumUlps more;
+  // the omitted tails < kTailStop of it.
+  const double sum_err = (2 * static_cast<double>(kResync) + kOptimalSumUlps) * u + kTailStop;
+  const double ls = ref + std::log(sum);
+  return std::min(ls + ref_err + sum_err + u * std::abs(ls), 0.0);  // δ_opt ≤ 1
 }
 
 double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
   check_delta(delta);
-  const double ls = optimal_log_delta_sum(epsilon, k, epsilon_total);
-  // 1 − (1−δ)^k (1 − δ_opt) = −expm1(k·log1p(−δ) + log1p(−δ_opt)).
-  const double d_opt = std::exp(ls);
-  const double r = -std::expm1(static_cast<double>(k) * std::log1p(-delta) + std::log1p(-d_opt));
+  const double ls = optimal_log_delta_sum(epsilon, k, epsilon_total);  // an upper bound
+  // 1 − (1−δ)^k (1 − δ_opt) = −expm1(k·log1p(−δ) + log1p(−δ_opt)), decreasing
+  // in the exponent x: x is lowered by its rounding bound (two log1p ≤ 1 ulp,
+  // a product and a sum ≤ ½ ulp each: 3u of its parts), δ_opt's exp rounded up.
+  const double d_opt = std::min(1.0, outward::up(std::exp(ls), 1));
+  const double a = static_cast<double>(k) * std::log1p(-delta), b = std::log1p(-d_opt);
+  const double x = a + b - 3 * outward::kUnitRoundoff * (std::abs(a) + std::abs(b));
+  const double r = outward::up(-std::expm1(x), 2);  // expm1 ≤ 1 ulp
   return std::clamp(r, 0.0, 1.0);
 }
 
@@ -286,7 +329,7 @@ double optimal_epsilon(double epsilon, double delta, std::int64_t k, double targ
         "optimal composition cannot reach the target delta: it is below 1-(1-delta)^k");
   if (need == 0 || epsilon == 0) return kd * epsilon;  // δ_opt(ε') > 0 for every ε' < kε
   const double log_need = std::log(need);
-  if (optimal_log_delta_sum(epsilon, k, 0) <= log_need) return 0;
+  if (optimal_delta(epsilon, delta, k, 0) <= target_delta) return 0;  // an upper bound at 0
   auto f = [&](double e) {
     return std::max(optimal_log_delta_sum(epsilon, k, e), kLogDeltaFloor) - log_need;
   };
