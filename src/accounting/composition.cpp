@@ -249,13 +249,14 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   const double ref = term(lo);
   if (ref == -kInf) return -kInf;
   // Rounding-error bound of the result (u = 2⁻⁵³), added to it below: the
-  // peak's log (Loader's terms and the log of its factor, whose gap
-  // ε' − (k − 2l)ε rounds by ≤ 2u of its parts, amplified by
-  // d log(1 − eˣ)/dx = 1/expm1(−x)), and the sum relative to the peak.
-  const double peak_gap = epsilon_total - static_cast<double>(k - 2 * lo) * epsilon;
+  // peak's log of Loader's terms (ref_err); each term's gap ε' − (k − 2l)ε,
+  // which rounds by ≤ gap_err = 2u of its parts, moves the term Bin(l)·(1 − e^gap)
+  // by ≤ Bin(l)·gap_err: relative to the peak, w(l)·gap_err for the others and
+  // gap_err/(1 − e^{peak gap}) for the peak (accumulated in the sum below).
   const double u = outward::kUnitRoundoff;
-  const double ref_err = kOptimalLogUlps * u * (std::abs(ref) + std::log(kd) + 1) +
-                         2 * u * (epsilon_total + kd * epsilon) / std::expm1(-peak_gap);
+  const double ref_err = kOptimalLogUlps * u * (std::abs(ref) + std::log(kd) + 1);
+  const double gap_err = 2 * u * (epsilon_total + kd * epsilon);
+  double weights = 1 / -std::expm1(epsilon_total - static_cast<double>(k - 2 * lo) * epsilon);
   // Sum outward from the peak. Past the peak each side decreases with ratios
   // that keep shrinking (log-concavity), so the rest of a side is at most
   // t/(1 − r) for the current term t and ratio r: stop when that is < kTailStop of the sum.
@@ -282,6 +283,7 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
       }
       const double t = w * factor(l);
       sum += t;
+      weights += w;
       const double r = t / prev;
       if (t == 0 || (r < 1 && t / (1 - r) < kTailStop * sum)) break;
       prev = t;
@@ -291,8 +293,9 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   // The sum: each weight drifts ≤ 2u per step over ≤ kResync steps between
   // resyncs, each from an exp of Loader's form (its own error in ref_err's
   // share), times a factor (expm1, ≤ 2u); the positive sum ≤ kOptimalSumUlps more;
-  // the omitted tails < kTailStop of it.
-  const double sum_err = (2 * static_cast<double>(kResync) + kOptimalSumUlps) * u + kTailStop;
+  // the omitted tails < kTailStop of it; the gaps' error relative to the sum.
+  const double sum_err = (2 * static_cast<double>(kResync) + kOptimalSumUlps) * u + kTailStop +
+                         gap_err * weights / sum;
   const double ls = ref + std::log(sum);
   return std::min(ls + ref_err + sum_err + u * std::abs(ls), 0.0);  // δ_opt ≤ 1
 }

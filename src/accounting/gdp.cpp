@@ -59,12 +59,17 @@ constexpr double kLog1mexpUlps = 4;
 /// the Mills-ratio inequality Φ(x) ≥ φ(x)·|x|/(x² + 1) (Gordon 1941), i.e.
 /// φ/Φ ≤ |x| + 1/|x|; on [−1, 0] φ/Φ ≤ φ(0)/Φ(−1) < 2.52; for x ≥ 0, ≤ φ(0)/Φ(0) < 0.8.
 constexpr double kMillsSlack = 2.6;
-/// The 20-point Gauss–Legendre mass ∫_b^a φ on an interval of width μ < ½:
-/// its truncation error is below 1e-40 (the 40th derivative of φ over
-/// (a − b)^41), so only rounding remains: 20 positive terms w·φ(z) summed
-/// (≤ 20u), each node z and weight rounded (≤ 2u) — 32 ulps of the mass, plus
-/// exp(−z²/2)'s argument error, added where used.
+/// The 20-point Gauss–Legendre mass ∫_b^a φ on an interval of width h = μ < ½
+/// within |z| ≤ 31 (the branch's a > −30): its truncation error is
+/// h⁴¹(20!)⁴/(41·(40!)³)·max|φ⁽⁴⁰⁾| with (20!)⁴/(41·(40!)³) < 1.6e-72 and
+/// |φ⁽⁴⁰⁾(z)| = |He₄₀(z)|·φ(z) ≤ 2·31⁴⁰·φ(z); the mass is ≥ h·min φ and
+/// max φ/min φ ≤ e^{h·31} < e^{15.5} on the interval, so the truncation is
+/// below 0.5⁴⁰·1.6e-72·9.2e59·5.4e6 < 1e-17 of the mass: 1e-16 (kQuadratureTruncation).
+/// Rounding: 20 positive terms w·φ(z) summed (≤ 20u) and each weight
+/// rounded (≤ u): 32 ulps of the mass, plus each node's φ(z), off by ≤ 3z²u
+/// relative (z rounded by ≤ 2u·|z|, then z²/2 and exp), added where used.
 constexpr double kQuadratureUlps = 32;
+constexpr double kQuadratureTruncation = 1e-16;
 /// Φ(x) (detail::norm_cdf) for an exact x: erfc (a few ε) and a halving.
 constexpr double kPhiUlps = 8;
 /// exp of an upper bound on log δ is stepped past exp's rounding (≤ 1 ulp).
@@ -127,13 +132,13 @@ double gdp_log_delta(double mu, double epsilon) {
     const double phi_b = detail::norm_cdf(b);
     const double drift = std::expm1(epsilon) * phi_b;
     const double d = mass - drift;
-    // Errors: the mass's rounding (each node's exp(−z²/2) is off by ≤ (z² + 2)u
-    // relative, z² ≤ b²), its ends moved by dx each (φ ≤ 0.4); the drift's
-    // expm1, product and Φ(b) (Φ(b) moved by φ(b)·dx ≤ (|b| + 2.6)·Φ(b)·dx);
-    // the subtraction.
+    // Errors: the mass's rounding and truncation (z² ≤ b²), its ends moved by dx each (φ ≤ 0.4);
+    // the drift's expm1, product and Φ(b) (Φ(b) moved by φ(b)·dx ≤ (|b| + 2.6)·Φ(b)·dx); the
+    // subtraction.
     const double d_err =
-        kSecondOrder * ((kQuadratureUlps + b * b) * u * mass + 0.4 * 2 * dx +
-                        ((2 + kPhiUlps) * u + (std::abs(b) + kMillsSlack) * dx) * drift + u * d);
+        kSecondOrder *
+        (((kQuadratureUlps + 3 * b * b) * u + kQuadratureTruncation) * mass + 0.4 * 2 * dx +
+         ((2 + kPhiUlps) * u + (std::abs(b) + kMillsSlack) * dx) * drift + u * d);
     if (d > 0 && d_err < d) {
       const double lq = std::log(d + d_err);
       ld = std::min(ld, lq + 2 * u * std::abs(lq));  // the sum and the log round once each
