@@ -36,8 +36,9 @@ EpsDelta amplify_poisson(double epsilon, double delta, double q) {
   // ε + log(q + (1−q)e^{−ε}) (it cancels when q·e^ε is small, so not sooner).
   const double eps = epsilon > kExpm1Limit ? epsilon + std::log(q + (1 - q) * std::exp(-epsilon))
                                            : std::log1p(q * std::expm1(epsilon));
-  // Rounded up (issue 24, item 6): kAmplifyUlps for ε, the product qδ by its fma residual.
-  return {outward::up(eps, kAmplifyUlps), outward::product_up(q, delta)};
+  // ε rounded up (issue 24, item 6) by kAmplifyUlps. qδ, a product of the
+  // inputs, to nearest: see compose_basic (composition.cpp) for why.
+  return {outward::up(eps, kAmplifyUlps), q * delta};
 }
 
 EpsDelta amplify_without_replacement(double epsilon, double delta, std::int64_t sample_size,
@@ -45,12 +46,13 @@ EpsDelta amplify_without_replacement(double epsilon, double delta, std::int64_t 
   if (dataset_size < 1) throw InvalidParameter("source_dataset_size", "must be an integer >= 1");
   if (sample_size < 0 || sample_size > dataset_size)
     throw InvalidParameter("sample_size", "must be an integer in [0, source_dataset_size]");
-  // q = m/N rounded up: the amplified (ε, δ) grow with q.
-  return amplify_poisson(
-      epsilon, delta,
-      sample_size == 0 ? 0.0
-                       : std::min(1.0, outward::quotient_up(static_cast<double>(sample_size),
-                                                            static_cast<double>(dataset_size))));
+  // The amplified ε grows with q = m/N: computed from the quotient rounded up
+  // (ε is transcendental, never a short decimal); δ = qδ to nearest as in
+  // amplify_poisson.
+  if (sample_size == 0) return amplify_poisson(epsilon, delta, 0.0);
+  const double m = static_cast<double>(sample_size), n = static_cast<double>(dataset_size);
+  return {amplify_poisson(epsilon, delta, std::min(1.0, outward::quotient_up(m, n))).epsilon,
+          m / n * delta};
 }
 
 double amplification_inner_epsilon(double epsilon_amplified, double q) {

@@ -130,9 +130,14 @@ EpsDelta compose_basic(double epsilon, double delta, std::int64_t k) {
   check_eps(epsilon);
   check_delta(delta);
   check_k(k);
-  // k is exact in a double (k < 2^53); each product is rounded up (fma residual).
+  // k is exact in a double (k < 2^53). Each product of the inputs is rounded
+  // to nearest, not up: for decimal inputs the exact kε is typically a short
+  // decimal (100 × 1e-8 = 1e-6) that the nearest double stands for, within the
+  // inputs' own decimal-to-double rounding; a step up would print 1.00001e-06
+  // in text. JSON and CSV print its decimal at or above the double
+  // (report::directed), which covers the decimal inputs' exact product.
   const double kd = static_cast<double>(k);
-  return {outward::product_up(kd, epsilon), std::min(1.0, outward::product_up(kd, delta))};
+  return {kd * epsilon, std::min(1.0, kd * delta)};
 }
 
 EpsDelta compose_advanced(double epsilon, double delta, std::int64_t k, double delta_prime) {
@@ -196,9 +201,7 @@ double advanced_delta(double epsilon, double delta, std::int64_t k, double epsil
 double basic_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
   check_delta(target_delta, "target_delta");
   const EpsDelta r = compose_basic(epsilon, delta, k);
-  // Decimal inputs: kδ equal to the target up to the product's rounding (e.g.
-  // 100·1e-7 and 1e-5) meets it; the rounded-up r.delta is what is printed.
-  if (static_cast<double>(k) * delta > target_delta)
+  if (r.delta > target_delta)
     throw NoSolution("basic composition needs target delta >= k*delta = " + shown(r.delta));
   return r.epsilon;
 }
@@ -206,7 +209,7 @@ double basic_epsilon(double epsilon, double delta, std::int64_t k, double target
 double basic_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
   if (!(epsilon_total >= 0)) throw InvalidParameter("epsilon_total", "must be a number >= 0");
   const EpsDelta r = compose_basic(epsilon, delta, k);
-  if (epsilon_total < static_cast<double>(k) * epsilon)  // to nearest, as for basic_epsilon
+  if (epsilon_total < r.epsilon)
     throw NoSolution("basic composition needs target epsilon >= k*eps = " + shown(r.epsilon));
   return r.delta;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "accounting/gdp_accountant.hpp"
+#include "accounting/outward.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
 #include "cli/result_rows.hpp"
@@ -72,7 +73,9 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   const bool approximate = run_guarantee && run_guarantee->bound == BoundKind::approximate;
   for (double given : mus) {
     const double mu = gdp_group(given, group);
-    const double mu_safe = gdp_group(mu_upper.value_or(given), group);
+    // ε and δ from kμ rounded up (the printed μ is kμ to nearest).
+    const double mu_safe =
+        outward::product_up(static_cast<double>(group), mu_upper.value_or(given));
     for (double target : targets) {
       report::Record r;
       r.add("method", report::text(approximate ? "gdp_clt" : "gdp"));

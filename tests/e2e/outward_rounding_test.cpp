@@ -123,11 +123,22 @@ TEST_CASE("outward rounding e2e: the gdp, gaussian, laplace, amplify and compose
   REQUIRE(a.status == 0);
   check_upper(csv_field(a.out, "epsilon"),
               boost::multiprecision::log1p(Mp(0.01) * boost::multiprecision::expm1(Mp(1))));
-  check_upper(csv_field(a.out, "delta"), Mp(0.01) * Mp(1e-6));
-  // Basic composition of (0.1, 1e-8) 3 times: 3 × the double 0.1 exceeds the
-  // double nearest 0.3, so "0.30000000000000004" is the shortest safe text.
+  // δ = qδ, a product of the inputs: at or above the decimal inputs' exact 1e-8.
+  check_upper(csv_field(a.out, "delta"), Mp("1e-8"));
+  // Basic composition of (0.1, 1e-8) 3 times: at or above the decimal
+  // inputs' exact 0.3, and at or above 3 × the double 0.1 (0.30000000000000001665).
   const auto c = run_dpbudget({"compose", "--epsilon", "0.1", "--delta", "1e-8", "--count", "3",
                                "--target-delta", "1e-5", "--method", "basic", "--format", "csv"});
   REQUIRE(c.status == 0);
+  check_upper(csv_field(c.out, "epsilon"), Mp("0.3"));
   check_upper(csv_field(c.out, "epsilon"), 3 * Mp(0.1));
+  // 100 × 1e-8 at a total ε of 10: δ printed at or above the exact 1e-6, and
+  // text "1e-06" as before.
+  const auto cd = run_dpbudget({"compose", "--epsilon", "0.1", "--delta", "1e-8", "--count", "100",
+                                "--target-epsilon", "10", "--method", "basic", "--format", "csv"});
+  REQUIRE(cd.status == 0);
+  check_upper(csv_field(cd.out, "delta"), Mp("1e-6"));
+  const auto ct = run_dpbudget({"compose", "--epsilon", "0.1", "--delta", "1e-8", "--count", "100",
+                                "--target-epsilon", "10", "--method", "basic"});
+  CHECK(ct.out.find("1e-06") != std::string::npos);
 }
