@@ -216,6 +216,16 @@ TEST_CASE("report: the headline states the recommended bound with its claim and 
   CHECK(warn < w.out.find("## Parameters"));
 }
 
+TEST_CASE("report: events none of its default accountants handle are stated by the others") {
+  // A sampled epsilon_delta event: only composition amplifies it.
+  const Run r = run_dpbudget(
+      {"report", "--spec", "-", "--delta", "1e-5"},
+      R"({"self_composed":{"count":10,"event":{"poisson_sampled":{"sampling_probability":0.1,)"
+      R"("event":{"epsilon_delta":{"epsilon":1,"delta":1e-7}}}}}})");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("a sound upper bound (composition accountant)") != std::string::npos);
+}
+
 TEST_CASE("agreement: epsilon, sweep, report, risk and plot give the same rows and claims") {
   const std::vector<std::vector<std::string>> runs = {
       {"-q", "0.01", "--sigma", "1.1", "--steps", "1000"},
