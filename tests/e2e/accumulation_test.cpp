@@ -14,6 +14,7 @@
 #include "run_json.hpp"
 
 using dpb::test::check_refused;
+using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
@@ -30,13 +31,6 @@ std::string rows_of_text(const std::string& out) {
   const auto blank = out.find("\n\n");
   REQUIRE(blank != std::string::npos);
   return out.substr(blank + 2);
-}
-
-std::vector<Json> json_lines(const std::string& text) {
-  std::vector<Json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "run.hpp"
 #include "run_json.hpp"
 
+using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::Run;
 using dpb::test::run_dpbudget;
@@ -28,14 +29,6 @@ const std::vector<std::string> kDpSgd = {"-q", "0.01", "--sigma", "1.1", "--step
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-std::vector<json> json_lines(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(json::parse(line));
-  return out;
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
