@@ -160,13 +160,14 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
       add_run_columns(row.record, job);
       // The row's own cells; its `sampling` (the Poisson estimate's scheme
       // beside a shuffled run) replaces the run's column of that name.
-      for (auto& [key, cell] : answer_record(q, a, i).cells) {
+      for (auto& added : answer_record(q, a, i).cells) {
+        const std::string& key = added.first;  // (clang 14: no captured structured bindings)
         auto same = std::find_if(row.record.cells.begin(), row.record.cells.end(),
                                  [&key](const auto& c) { return c.first == key; });
         if (same != row.record.cells.end())
-          same->second = std::move(cell);
+          same->second = std::move(added.second);
         else
-          row.record.cells.emplace_back(key, std::move(cell));
+          row.record.cells.push_back(std::move(added));
       }
       if (check) {
         // The run's verdict at the row's δ: its smallest sound upper bound
