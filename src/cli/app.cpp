@@ -11,6 +11,7 @@
 #include "accounting/errors.hpp"
 #include "cli/completions.hpp"
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/suggest.hpp"
 #include "cli/verbs.hpp"
 #include "dpbudget/version.hpp"
@@ -20,7 +21,8 @@ namespace {
 
 constexpr const char* kExitStatusHelp =
     "Exit status: 0 ok; 1 a --max-epsilon budget was exceeded; 2 bad usage or input;\n"
-    "3 no solution (e.g. the target cannot be met).";
+    "3 no solution (e.g. the target cannot be met); 4 no sound upper bound to gate on;\n"
+    "5 output could not be written; 6 sweep --input holds no configuration.";
 
 std::string version_string() {
   std::string v = std::string("dpbudget ") + kVersion;
@@ -157,8 +159,20 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     for (const auto* list : {&verbs, &hidden})
       for (const auto& verb : *list)
-        if (verb.command->parsed()) return verb.run(out, err);
+        if (verb.command->parsed()) {
+          const int status = verb.run(out, err);
+          // A write that failed unnoticed on the way: output is incomplete,
+          // whatever the verb concluded.
+          check_written(out);
+          return status;
+        }
     return kUsage;
+  } catch (const WriteError& e) {
+    err << "dpbudget: error: " << e.what() << '\n';
+    return kWriteFailed;
+  } catch (const NoConfigurations& e) {
+    err << "dpbudget: error: " << e.what() << '\n';
+    return kNoConfigurations;
   } catch (const UsageError& e) {
     err << "dpbudget: error: " << e.what() << '\n';
     return kUsage;

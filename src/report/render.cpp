@@ -392,7 +392,7 @@ void CsvSpool::finish(std::ostream& out, bool header) {
   if (header) write_csv_header(columns_, out);
   std::rewind(file_);
   std::vector<std::string> fields(columns_.size());
-  for (std::size_t r = 0; r < rows_; ++r) {
+  for (std::size_t r = 0; r < rows_ && out; ++r) {  // a failed write stops
     for (auto& f : fields) f.clear();
     const std::uint32_t n = read_u32(file_);
     for (std::uint32_t i = 0; i < n; ++i) {

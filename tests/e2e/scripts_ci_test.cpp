@@ -1,0 +1,198 @@
+// In scripts and CI (issue 26): every failed write, empty input and failure
+// has its own exit status and one line on stderr, through the built binary.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "run.hpp"
+
+using dpb::test::run_dpbudget;
+using dpb::test::run_shell;
+using dpb::test::shell_quote;
+
+namespace {
+
+/// The exit statuses of README "Exit status" (written out, not taken from
+/// src/cli/errors.hpp, so that a renumbering breaks this test).
+constexpr int kWriteFailed = 5;
+constexpr int kNoConfigurations = 6;
+
+/// dpbudget with `args` (already shell-quoted words) and stdout on /dev/full;
+/// the result's `out` is what it wrote on stderr.
+dpb::test::Run run_to_dev_full(const std::string& args) {
+  return run_shell("{ " + shell_quote(DPBUDGET_BINARY) + " " + args +
+                   " </dev/null 2>&1 >/dev/full; }");
+}
+
+/// One error line on stderr, its last, that says the output could not be
+/// written (a verb's notes may come before it).
+void check_write_failed(const dpb::test::Run& r, const std::string& where) {
+  INFO("stderr: ", r.out);
+  CHECK(r.status == kWriteFailed);
+  const std::string line = "dpbudget: error: could not write output to " + where + "\n";
+  CHECK(r.out.size() >= line.size());
+  CHECK(r.out.find("dpbudget: error") == r.out.find(line));
+  CHECK(r.out.find(line) + line.size() == r.out.size());
+}
+
+std::string temp_file(const std::string& tag, const std::string& text) {
+  const std::string path =
+      "/tmp/dpbudget_e2e_ci_" + std::to_string(::getpid()) + "_" + tag + ".jsonl";
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a failed write to stdout exits 5 with one line, in every format and verb") {
+  const std::string run = "-q 0.01 --sigma 1.1 --steps 1000 --delta 1e-5";
+  for (const std::string& args : std::vector<std::string>{
+           "epsilon " + run,
+           "epsilon " + run + " --format json",
+           "epsilon " + run + " --format csv",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5 --format jsonl",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5 --format csv",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5 --format json",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5",
+           "report --dataset-size 60000 --batch-size 600 --sigma 1.1 --epochs 2 --delta 1e-5",
+           "plot -q 0.01 --sigma 1 --steps 1:100 --delta 1e-5 --points 5 -o -",
+           "epsilon " + run + " --print-spec",
+           "completions bash",
+       }) {
+    INFO("dpbudget ", args);
+    check_write_failed(run_to_dev_full(args), "standard output: No space left on device");
+  }
+}
+
+TEST_CASE("a failed write to an -o file exits 5 naming the file") {
+  check_write_failed(
+      run_to_dev_full("report --dataset-size 60000 --batch-size 600 --sigma 1.1 --epochs 2 "
+                      "--delta 1e-5 -o /dev/full"),
+      "-o '/dev/full': No space left on device");
+  check_write_failed(
+      run_to_dev_full("plot -q 0.01 --sigma 1 --steps 1:100 --delta 1e-5 --points 5 -o /dev/full"),
+      "-o '/dev/full': No space left on device");
+  // A file that cannot be opened is a bad -o (status 2), with the reason.
+  const auto bad =
+      run_dpbudget({"plot", "-q", "0.01", "--sigma", "1", "--steps", "1:100", "--delta", "1e-5",
+                    "--points", "5", "-o", "/nonexistent-dir/p.svg"});
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err ==
+        "dpbudget: error: -o: cannot open '/nonexistent-dir/p.svg' for writing: No such file or "
+        "directory\n");
+}
+
+TEST_CASE("a streamed sweep stops at its first failed write, and | head still ends it") {
+  // 10^6 rows take tens of seconds to compute; both runs must end long before.
+  constexpr double kPromptSeconds = 10;
+  const std::string big = "sweep --sigma 0.5:10.49:0.01 --steps 1:1000 -q 0.01 --delta 1e-5";
+  const auto t0 = std::chrono::steady_clock::now();
+  check_write_failed(run_to_dev_full(big + " --format jsonl"),
+                     "standard output: No space left on device");
+  const auto t1 = std::chrono::steady_clock::now();
+  CHECK(std::chrono::duration<double>(t1 - t0).count() < kPromptSeconds);
+  // SIGPIPE at its default: the sweep ends when head has its line.
+  const auto head =
+      run_shell(shell_quote(DPBUDGET_BINARY) + " " + big + " --format jsonl 2>/dev/null | head -1");
+  const auto t2 = std::chrono::steady_clock::now();
+  CHECK(head.status == 0);
+  CHECK(head.out.rfind("{\"", 0) == 0);
+  CHECK(std::chrono::duration<double>(t2 - t1).count() < kPromptSeconds);
+}
+
+TEST_CASE("an --input with no configuration exits 6 with one line") {
+  const std::string empty = temp_file("empty", "");
+  const std::string blank = temp_file("blank", "\n  \n\t\r\n\n");
+  for (const auto& path : {empty, blank}) {
+    for (const char* format : {"text", "json", "jsonl", "csv"}) {
+      const auto r = run_dpbudget({"sweep", "--input", path, "--format", format});
+      INFO(path, " ", format, " stderr: ", r.err);
+      CHECK(r.status == kNoConfigurations);
+      CHECK(r.out.empty());
+      CHECK(r.err == "dpbudget: error: --input: '" + path +
+                         "' holds no configuration (it is empty or has only blank lines)\n");
+    }
+  }
+  // Standard input with nothing on it (run_dpbudget gives </dev/null).
+  const auto r = run_dpbudget({"sweep", "--input", "-", "--max-epsilon", "8"});
+  CHECK(r.status == kNoConfigurations);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "dpbudget: error: --input: standard input holds no configuration (it is empty or has "
+        "only blank lines)\n");
+  std::remove(empty.c_str());
+  std::remove(blank.c_str());
+}
+
+TEST_CASE("a directory given as a file is named, not an internal error") {
+  const auto sweep = run_dpbudget({"sweep", "--input", "/tmp"});
+  CHECK(sweep.status == 2);
+  CHECK(sweep.out.empty());
+  CHECK(sweep.err == "dpbudget: error: --input: '/tmp' is a directory (give a JSON Lines file)\n");
+  const auto audit = run_dpbudget({"audit", "--scores", "/tmp"});
+  CHECK(audit.status == 2);
+  CHECK(audit.out.empty());
+  CHECK(audit.err ==
+        "dpbudget: error: --scores: '/tmp' is a directory (give a file of score,label lines)\n");
+}
+
+TEST_CASE("a sweep's budget messages stop at 20 and a summary counts every failing row") {
+  // sigma 0.5, 0.55, ..., 3: 51 runs. With a budget of 0 every row is over:
+  // a sampled Gaussian's epsilon at delta 1e-5 is 0 only if delta is at least
+  // its total variation, about q (2 Phi(1 / (2 sigma)) - 1) >= 1.3e-3 here.
+  const std::vector<std::string> args{
+      "sweep",   "-q",           "0.01",    "--sigma",  "0.5:3:0.05",
+      "--steps", "100",          "--delta", "1e-5",     "--max-epsilon",
+      "0",       "--accountant", "rdp",     "--format", "jsonl"};
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const auto bounded = run_dpbudget(args);
+  CHECK(bounded.status == 1);
+  CHECK(count(bounded.out, "\n") == 51);
+  CHECK(count(bounded.out, "\"over_budget\":true") == 51);
+  CHECK(count(bounded.err, "dpbudget: budget exceeded: row ") == 20);
+  CHECK(bounded.err.find("dpbudget: budget exceeded: row 20, ") != std::string::npos);
+  CHECK(bounded.err.find("dpbudget: budget exceeded: row 21, ") == std::string::npos);
+  CHECK(bounded.err.find("dpbudget: 51 of 51 rows over budget; first at row 1\n") !=
+        std::string::npos);
+  CHECK(bounded.err.find("dpbudget: the first 20 of 51 budget messages shown; --all-messages "
+                         "shows every one\n") != std::string::npos);
+  auto every = args;
+  every.push_back("--all-messages");
+  const auto all = run_dpbudget(every);
+  CHECK(all.status == 1);
+  CHECK(count(all.err, "dpbudget: budget exceeded: row ") == 51);
+  CHECK(all.err.find("dpbudget: budget exceeded: row 51, ") != std::string::npos);
+  CHECK(all.err.find("dpbudget: 51 of 51 rows over budget; first at row 1\n") != std::string::npos);
+  CHECK(all.err.find("--all-messages shows") == std::string::npos);
+}
+
+TEST_CASE("a sweep with over-budget and unsolvable lines exits 3 and summarises both") {
+  // Line 1: a budget of 0 (over, as above); line 2: epsilon 1e-6 at delta
+  // 1e-5 over 1000 steps needs sigma near 10^4, past --max-sigma's 1000
+  // (total variation about sqrt(T) q / (sigma sqrt(2 pi)) must reach delta);
+  // line 3 within its budget.
+  const std::string input =
+      R"({"name": "a", "sampling_rate": 0.01, "noise_multiplier": 1.1, "steps": 1000, "delta": 1e-5, "epsilon": 0})"
+      "\n"
+      R"({"name": "b", "sampling_rate": 0.01, "steps": 1000, "delta": 1e-5, "epsilon": 1e-6, "solve": "noise_multiplier"})"
+      "\n"
+      R"({"name": "c", "sampling_rate": 0.01, "noise_multiplier": 1.1, "steps": 1000, "delta": 1e-5, "epsilon": 1000})"
+      "\n";
+  const auto r =
+      run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", "jsonl"}, input);
+  CHECK(r.status == 3);  // README: 2 > 4 > 3 > 1
+  CHECK(r.err.find("dpbudget: budget exceeded: row 1, 'a' ") != std::string::npos);
+  CHECK(r.err.find("dpbudget: 1 of 3 rows over budget; first at row 1\n") != std::string::npos);
+  CHECK(r.err.find("dpbudget: 1 of 3 rows with no solution; first at row 2\n") !=
+        std::string::npos);
+  CHECK(r.err.find("messages shown") == std::string::npos);
+}
