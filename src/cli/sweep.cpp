@@ -135,7 +135,7 @@ struct Settings {
 };
 
 std::string describe(const Job& job) {
-  if (job.name) return "'" + *job.name + "'";
+  if (job.name) return "'" + report::escape_control(*job.name) + "'";
   if (job.line) return "line " + std::to_string(job.line);
   auto n = [](double v) { return report::format_number(v, 6, report::Rounding::nearest); };
   std::string s = "q=" + n(job.run.sampling_rate);
@@ -376,7 +376,7 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
   for (const auto& e : errors) {
     const std::string msg = source + ":" + std::to_string(e.line) + ": " + e.message;
     if (!f.keep_going) throw UsageError("--input: " + msg);
-    err << "dpbudget: error: --input: " << msg << '\n';
+    err << "dpbudget: error: --input: " << report::escape_control(msg) << '\n';
   }
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const Job& a, const Job& b) { return a.line < b.line; });
@@ -586,7 +586,7 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
         if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "warning: " + why) ==
             rep.footnotes.end()) {
           rep.footnotes.push_back("warning: " + why);
-          err << "dpbudget: warning: " << why << '\n';
+          err << "dpbudget: warning: " << report::escape_control(why) << '\n';
         }
       if (streaming) {
         report::render_json_line(row.record, block);

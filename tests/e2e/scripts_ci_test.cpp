@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -195,4 +196,70 @@ TEST_CASE("a sweep with over-budget and unsolvable lines exits 3 and summarises 
   CHECK(r.err.find("dpbudget: 1 of 3 rows with no solution; first at row 2\n") !=
         std::string::npos);
   CHECK(r.err.find("messages shown") == std::string::npos);
+}
+
+TEST_CASE("messages name the flag as typed and a stray word as such") {
+  const auto check = [](const std::vector<std::string>& args, const std::string& message) {
+    const auto r = run_dpbudget(args);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "dpbudget: error: " + message + "\n");
+  };
+  // -q and --sigma as typed first, then the flag's long name.
+  check({"epsilon", "-q", "2", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+        "-q (--sampling-rate): must be a number in [0, 1], got '2'");
+  check({"epsilon", "-q", "0.01", "--sigma=-1", "--steps", "100", "--delta", "1e-5"},
+        "--sigma (--noise-multiplier): must be a finite number > 0, got '-1'");
+  // The long name when it was typed.
+  check({"epsilon", "--sampling-rate", "2", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+        "--sampling-rate: must be a number in [0, 1], got '2'");
+  // A word after the flags is read as another value of the last flag: said so.
+  const std::string stray =
+      " (dpbudget takes no positional words: 'extra_positional' after a flag's value is read as "
+      "another value of it)";
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5",
+         "extra_positional"},
+        "--delta: must be a number in (0, 1), got 'extra_positional'" + stray);
+  check({"epsilon", "-q", "0.01", "extra_positional", "--sigma", "1", "--steps", "100", "--delta",
+         "1e-5"},
+        "-q (--sampling-rate): must be a number in [0, 1], got 'extra_positional'" + stray);
+  // A bad first value is only that.
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "extra"},
+        "--delta: must be a number in (0, 1), got 'extra'");
+}
+
+TEST_CASE("control characters in echoed input are escaped in text output and messages") {
+  // An xterm title sequence as a scores line: the message names it escaped.
+  const auto audit = run_dpbudget({"audit", "--scores", "-"}, "\033]0;pwned\007,1\n");
+  CHECK(audit.status == 2);
+  CHECK(audit.err.find('\033') == std::string::npos);
+  CHECK(audit.err.find('\007') == std::string::npos);
+  CHECK(audit.err.find("\\x1b]0;pwned\\x07") != std::string::npos);
+  CHECK(audit.err.find('\n') == audit.err.size() - 1);  // one line
+  // A JSON Lines name with ESC [31m (red), a C1 CSI (U+009B) and UTF-8 text,
+  // over budget so that stderr names it too.
+  const std::string line =
+      R"({"name": "a\u001b[31mb\u009bc caf\u00e9", "sampling_rate": 0.01, "noise_multiplier": 1.1, "steps": 1000, "delta": 1e-5, "epsilon": 0})"
+      "\n";
+  const std::string shown = "a\\x1b[31mb\\u009bc caf\xc3\xa9";
+  for (const char* format : {"text", "markdown"}) {
+    const auto r =
+        run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", format}, line);
+    INFO(format, " out: ", r.out, " err: ", r.err);
+    CHECK(r.status == 1);
+    CHECK(r.out.find('\033') == std::string::npos);
+    CHECK(r.out.find("\xc2\x9b") == std::string::npos);
+    // Markdown escapes the backslash and the bracket once more.
+    CHECK(r.out.find(std::string(format) == "text"
+                         ? shown
+                         : "a\\\\x1b\\[31mb\\\\u009bc caf\xc3\xa9") != std::string::npos);
+    CHECK(r.err.find('\033') == std::string::npos);
+    CHECK(r.err.find("budget exceeded: row 1, '" + shown + "' ") != std::string::npos);
+  }
+  // JSON keeps the name exact, escaped as JSON.
+  const auto json =
+      run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", "jsonl"}, line);
+  CHECK(json.out.find('\033') == std::string::npos);
+  CHECK(json.out.find(R"("name":"a\u001b[31mb)") != std::string::npos);
 }
