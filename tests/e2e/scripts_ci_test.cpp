@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -262,4 +263,34 @@ TEST_CASE("control characters in echoed input are escaped in text output and mes
       run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", "jsonl"}, line);
   CHECK(json.out.find('\033') == std::string::npos);
   CHECK(json.out.find(R"("name":"a\u001b[31mb)") != std::string::npos);
+}
+
+TEST_CASE("tradeoff at large epsilon is exact at the edges and never above the closed form") {
+  // f(x) = max(0, 1 - delta - e^eps x, e^-eps (1 - delta - x)) (Dong, Roth &
+  // Su 2022): f(0) = 1 - delta, f(1) = 0, and for e^eps x >= 1 - delta the
+  // last term, e^-eps (1 - delta - x), here computed in long double.
+  struct Case {
+    const char* epsilon;
+    const char* delta;
+    long double eps, del;
+  };
+  for (const Case& c : {Case{"710", "0", 710.0L, 0.0L}, Case{"1000", "0", 1000.0L, 0.0L},
+                        Case{"710", "0.1", 710.0L, 0.1L}}) {
+    const auto r = run_dpbudget({"tradeoff", "--epsilon", c.epsilon, "--delta", c.delta, "--points",
+                                 "3", "--format", "json"});
+    INFO(std::string(c.epsilon), " ", std::string(c.delta), " ", r.err);
+    REQUIRE(r.status == 0);
+    const auto points = nlohmann::json::parse(r.out)["results"][0]["points"];
+    REQUIRE(points.size() == 3);
+    CHECK(points[0][0].get<double>() == 0.0);
+    CHECK(points[0][1].get<double>() == static_cast<double>(1 - c.del));
+    CHECK(points[2][0].get<double>() == 1.0);
+    CHECK(points[2][1].get<double>() == 0.0);
+    // x = 1/2: e^-eps (1/2 - delta) (below the smallest double for 1000,
+    // where 0 is the downward rounding a lower bound needs).
+    const double half = points[1][1].get<double>();
+    const long double expected = std::exp(-c.eps) * (0.5L - c.del);
+    CHECK(half <= static_cast<double>(expected) * (1 + 1e-12));
+    CHECK(half >= static_cast<double>(expected) * (1 - 1e-12) - 5e-324);
+  }
 }
