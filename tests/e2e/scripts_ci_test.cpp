@@ -294,3 +294,27 @@ TEST_CASE("tradeoff at large epsilon is exact at the edges and never above the c
     CHECK(half >= static_cast<double>(expected) * (1 - 1e-12) - 5e-324);
   }
 }
+
+TEST_CASE("JSON Lines keys: did you mean, a key given twice, null") {
+  const std::string rest = R"("sampling_rate": 0.01, "steps": 100, "delta": 1e-5)";
+  const auto refused = [](const std::string& line, const std::string& message) {
+    const auto r = run_dpbudget({"sweep", "--input", "-"}, line + "\n");
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("dpbudget: error: --input: <stdin>:1: " + message, 0) == 0);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  };
+  refused(R"({"noise_mutliplier": 1.1, )" + rest + "}",
+          "noise_mutliplier: unknown key; did you mean noise_multiplier? (allowed: name, ");
+  refused(R"({"noise_multiplier": 1.1, "noise_multiplier": 2, )" + rest + "}",
+          "noise_multiplier: given twice on the line (give each key once)\n");
+  refused(R"({"name": null, "noise_multiplier": 1.1, )" + rest + "}",
+          "name: null is not a value (give one, or leave the key out)\n");
+  refused(R"({"noise_multiplier": null, )" + rest + "}",
+          "noise_multiplier: null is not a value (give one, or leave the key out)\n");
+  // A key given twice inside a spec is refused as well.
+  refused(
+      R"({"spec": {"gaussian": {"noise_multiplier": 1, "noise_multiplier": 2}}, "delta": 1e-5})",
+      "noise_multiplier: given twice on the line (give each key once)\n");
+}
