@@ -204,7 +204,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --epsilon --solve --max-epsilon --input --shard --keep-going --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --epsilon --solve --max-epsilon --input --shard --keep-going --all-messages --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     compose)
       case $prev in

@@ -251,9 +251,17 @@ double eps_delta_tradeoff(double epsilon, double delta, double x) {
   check_epsilon(epsilon);
   check_delta(delta);
   if (!(x >= 0 && x <= 1)) throw InvalidParameter("x", "must be in [0, 1]");
-  const double a =
-      epsilon == kInf ? (x == 0 ? 1 - delta : -kInf) : 1 - delta - std::exp(epsilon) * x;
-  const double b = std::exp(-epsilon) * (1 - delta - x);
+  // a = 1 - delta - e^eps x with e^eps x as exp(eps + log x): e^eps overflows
+  // past eps ~ 709.78 where e^eps x need not, and at x = 0 the term is 0, not
+  // inf * 0; so f(0) = 1 - delta exactly for every eps. When
+  // e^eps x >= 1 - delta the term is <= 0 and the max ignores it.
+  const double rest = 1 - delta;
+  double a = rest;
+  if (x > 0) {
+    const double log_term = epsilon + std::log(x);  // inf when eps is
+    a = log_term >= std::log(rest) ? 0.0 : rest - std::exp(log_term);
+  }
+  const double b = std::exp(-epsilon) * (rest - x);
   return std::max({0.0, a, b});
 }
 

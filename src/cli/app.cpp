@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
@@ -11,16 +12,19 @@
 #include "accounting/errors.hpp"
 #include "cli/completions.hpp"
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/suggest.hpp"
 #include "cli/verbs.hpp"
 #include "dpbudget/version.hpp"
+#include "report/render.hpp"
 
 namespace dpb::cli {
 namespace {
 
 constexpr const char* kExitStatusHelp =
     "Exit status: 0 ok; 1 a --max-epsilon budget was exceeded; 2 bad usage or input;\n"
-    "3 no solution (e.g. the target cannot be met).";
+    "3 no solution (e.g. the target cannot be met); 4 no sound upper bound to gate on;\n"
+    "5 output could not be written; 6 sweep --input holds no configuration.";
 
 std::string version_string() {
   std::string v = std::string("dpbudget ") + kVersion;
@@ -72,6 +76,45 @@ std::optional<std::string> unknown_flag(CLI::App& app, CLI::App* verb, int argc,
     return what + "; see 'dpbudget " + where + " --help'";
   }
   return std::nullopt;
+}
+
+/// A verb's message as the user would recognise it: a message that starts
+/// with a flag's long name ("--sampling-rate: ...") names the flag as typed
+/// first when another name of the same flag was used ("-q (--sampling-rate):
+/// ..."); a value that is a
+/// word typed after a flag's first value (`--delta 1e-5 extra`, read as a
+/// second value) is pointed out as such.
+std::string as_typed(std::string what, const CLI::App* verb, int argc, const char* const* argv) {
+  if (!verb) return what;
+  std::vector<std::string> words(argv + 1, argv + argc);
+  const auto typed = [&](const std::string& name) {
+    return std::find(words.begin(), words.end(), name) != words.end() ||
+           std::any_of(words.begin(), words.end(),
+                       [&](const std::string& w) { return w.rfind(name + "=", 0) == 0; });
+  };
+  for (const CLI::Option* opt : verb->get_options()) {
+    std::vector<std::string> names;
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const auto& n : opt->get_snames()) names.push_back("-" + n);
+    for (const auto& canonical : names) {
+      if (what.rfind(canonical + ":", 0) != 0 || typed(canonical)) continue;
+      for (const auto& other : names)
+        if (other != canonical && typed(other)) {
+          what.replace(0, canonical.size(), other + " (" + canonical + ")");
+          break;
+        }
+    }
+    // A word after the first value the flag took, when the message names it.
+    const auto& results = opt->results();
+    for (std::size_t i = 1; i < results.size(); ++i)
+      if (what.find("got '" + results[i] + "'") != std::string::npos) {
+        const auto at = std::find(words.begin(), words.end(), results[i]);
+        if (at == words.begin() || at == words.end() || (at - 1)->rfind('-', 0) == 0) continue;
+        return what + " (dpbudget takes no positional words: '" + results[i] +
+               "' after a flag's value is read as another value of it)";
+      }
+  }
+  return what;
 }
 
 }  // namespace
@@ -151,28 +194,42 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     } else if (!verb) {
       what = "no verb given; verbs: " + known + " (see 'dpbudget --help')";
     }
-    err << "dpbudget: error: " << what << '\n';
+    err << "dpbudget: error: " << report::escape_control(what) << '\n';
     return kUsage;
   }
   try {
     for (const auto* list : {&verbs, &hidden})
       for (const auto& verb : *list)
-        if (verb.command->parsed()) return verb.run(out, err);
+        if (verb.command->parsed()) {
+          const int status = verb.run(out, err);
+          // A write that failed unnoticed on the way: output is incomplete,
+          // whatever the verb concluded.
+          check_written(out);
+          return status;
+        }
     return kUsage;
+  } catch (const WriteError& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kWriteFailed;
+  } catch (const NoConfigurations& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kNoConfigurations;
   } catch (const UsageError& e) {
-    err << "dpbudget: error: " << e.what() << '\n';
+    const CLI::App* verb = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+    err << "dpbudget: error: " << report::escape_control(as_typed(e.what(), verb, argc, argv))
+        << '\n';
     return kUsage;
   } catch (const InvalidParameter& e) {
-    err << "dpbudget: error: " << e.what() << '\n';
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kUsage;
   } catch (const UnsupportedEvent& e) {
-    err << "dpbudget: error: " << e.what() << '\n';
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kUsage;
   } catch (const NoSolution& e) {
-    err << "dpbudget: error: no solution: " << e.what() << '\n';
+    err << "dpbudget: error: no solution: " << report::escape_control(e.what()) << '\n';
     return kNoSolution;
   } catch (const std::exception& e) {
-    err << "dpbudget: error: internal error: " << e.what() << '\n';
+    err << "dpbudget: error: internal error: " << report::escape_control(e.what()) << '\n';
     return kUsage;
   }
 }

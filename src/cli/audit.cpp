@@ -10,6 +10,7 @@
 #include "accounting/audit.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -58,6 +59,10 @@ std::vector<Scored> read_scores(const std::string& file) {
   std::ifstream stream;
   std::istream* in = &std::cin;
   if (file != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec))
+      throw UsageError("--scores: '" + file +
+                       "' is a directory (give a file of score,label lines)");
     stream.open(file);
     if (!stream) throw UsageError("--scores: cannot open '" + file + "'");
     in = &stream;
@@ -92,6 +97,7 @@ std::vector<Scored> read_scores(const std::string& file) {
                        "'");
     out.push_back(s);
   }
+  if (in->bad()) throw UsageError("--scores: cannot read '" + file + "'");
   if (out.empty()) throw UsageError("--scores: no 'score,label' lines in '" + file + "'");
   return out;
 }

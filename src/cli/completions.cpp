@@ -5,6 +5,7 @@
 
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/parse.hpp"
 #include "cli/run_parameters.hpp"
 
@@ -269,7 +270,7 @@ Verb setup_completions(CLI::App& app) {
             if (s == "fish") write_fish(verbs, buffer);
             if (s == "list") write_list(verbs, buffer);
             if (s == "run-parameters") write_run_parameters(buffer);
-            out << buffer.str();
+            write_out(out, buffer.view());
             return kOk;
           }};
 }

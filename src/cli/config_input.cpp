@@ -1,5 +1,6 @@
 #include "cli/config_input.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <istream>
@@ -11,6 +12,7 @@
 #include "cli/parse.hpp"
 #include "cli/spec_input.hpp"
 #include "cli/spec_verb.hpp"
+#include "cli/suggest.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -35,19 +37,38 @@ const RunParameter* run_parameter_keyed(const std::string& key) {
   return nullptr;
 }
 
+std::vector<std::string> key_names() {
+  std::vector<std::string> keys{"name"};
+  for (const auto& p : kRunParameters) keys.emplace_back(p.key);
+  for (const char* k : {"delta", "epsilon", "solve", "spec", "neighbouring"}) keys.emplace_back(k);
+  return keys;
+}
+
 std::string allowed_keys() {
-  std::string keys = "name";
-  for (const auto& p : kRunParameters) keys += ", " + std::string(p.key);
-  return keys + ", delta, epsilon, solve, spec, neighbouring";
+  std::string keys;
+  for (const auto& k : key_names()) keys += (keys.empty() ? "" : ", ") + k;
+  return keys;
 }
 
 ConfigLine parse_line(const std::string& text, std::size_t line) {
-  // Nesting is bounded before anything recursive (copies, dumps) sees it.
+  // Nesting is bounded before anything recursive (copies, dumps) sees it. A
+  // key given twice in one object is refused (JSON parsers disagree on which
+  // one wins): the keys seen so far of each open object.
+  std::vector<std::vector<std::string>> open_keys;
   const Json obj = Json::parse(
       text,
-      [](int depth, Json::parse_event_t, Json&) {
+      [&open_keys](int depth, Json::parse_event_t event, Json& parsed) {
         if (depth > kMaxLineDepth)
           throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
+        if (event == Json::parse_event_t::object_start) open_keys.emplace_back();
+        if (event == Json::parse_event_t::object_end && !open_keys.empty()) open_keys.pop_back();
+        if (event == Json::parse_event_t::key && !open_keys.empty()) {
+          const std::string key = parsed.get<std::string>();
+          auto& seen = open_keys.back();
+          if (std::find(seen.begin(), seen.end(), key) != seen.end())
+            throw LineError{key + ": given twice on the line (give each key once)"};
+          seen.push_back(key);
+        }
         return true;
       },
       /*allow_exceptions=*/false);
@@ -58,6 +79,8 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
   std::array<std::optional<ParamValue>, kRunParamCount> run;
   bool any_run_key = false;
   for (const auto& [key, value] : obj.items()) {
+    if (value.is_null())
+      throw LineError{key + ": null is not a value (give one, or leave the key out)"};
     if (const RunParameter* p = run_parameter_keyed(key)) {
       try {
         run[static_cast<std::size_t>(p->id)] = parse_json_value(*p, value);
@@ -94,7 +117,9 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     } else if (key == "epsilon") {
       c.epsilon = real_value(obj, "epsilon", kNonNegative);
     } else {
-      throw LineError{key + ": unknown key (allowed: " + allowed_keys() + ")"};
+      const auto near = closest_name(key, key_names());
+      throw LineError{key + ": unknown key" + (near ? "; did you mean " + *near + "?" : "") +
+                      " (allowed: " + allowed_keys() + ")"};
     }
   }
   if (c.spec && any_run_key) throw LineError{"spec: give either spec or the DP-SGD keys, not both"};

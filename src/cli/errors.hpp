@@ -15,10 +15,29 @@ enum ExitStatus : int {
   /// A budget gate with no sound upper bound to decide on: every chosen
   /// accountant gives only an approximation (or nothing) for the run.
   kNoUpperBound = 4,
+  /// Output could not be written (stdout or an -o file: a full disk, a
+  /// closed pipe with SIGPIPE ignored); what was written is incomplete.
+  kWriteFailed = 5,
+  /// Nothing to compute: a sweep's --input holds no configuration (an empty
+  /// file, only blank lines or comments).
+  kNoConfigurations = 6,
 };
 
 /// Bad usage or input; the message names the flag and what is allowed.
 class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Output that could not be written; the message names where to and why.
+class WriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An input with nothing in it to compute (exit status 6): a sweep's --input
+/// with no configuration, which must not pass a budget gate unnoticed.
+class NoConfigurations : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -59,8 +61,39 @@ void emit(const report::Report& rep, report::Format format, std::ostream& out,
                                        std::getenv("TERM"));
   std::ostringstream buffer;
   report::render(rep, format, buffer, style);
-  out << buffer.str();
-  out.flush();
+  write_out(out, buffer.view());
+}
+
+void write_out(std::ostream& out, std::string_view text, std::string_view where) {
+  // errno is cleared first so that the reason given is this write's (or,
+  // for a file that could not be opened just before, the open's).
+  if (out) {
+    errno = 0;
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+  if (out) out.flush();
+  if (out) return;
+  throw_write_error(where, errno);
+}
+
+std::ofstream open_output(const std::string& path) {
+  std::ofstream file(path, std::ios::binary);
+  if (!file) {
+    const int reason = errno;
+    throw UsageError("-o: cannot open '" + path + "' for writing" +
+                     (reason ? std::string(": ") + std::strerror(reason) : std::string()));
+  }
+  return file;
+}
+
+void throw_write_error(std::string_view where, int reason) {
+  throw WriteError("could not write output to " + std::string(where) +
+                   (reason ? std::string(": ") + std::strerror(reason) : std::string()));
+}
+
+void check_written(std::ostream& out, std::string_view where) {
+  if (out) out.flush();
+  if (!out) throw WriteError("could not write output to " + std::string(where));
 }
 
 }  // namespace dpb::cli

@@ -2,8 +2,10 @@
 // --format and --precision, and writing a report to stdout (every verb).
 #include <CLI/CLI.hpp>
 #include <array>
+#include <fstream>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "cli/choices.hpp"
 #include "report/record.hpp"
@@ -40,6 +42,22 @@ void add_wide_flag(CLI::App& app, OutputFlags& flags);
 report::Format resolve(const OutputFlags& flags);
 /// --precision and --wide as a text style (colour is decided by emit()).
 report::TextStyle text_style(const OutputFlags& flags);
+
+/// Writes `text` to `out` and flushes it; a failed or short write (a full
+/// disk, a closed pipe with SIGPIPE ignored) throws WriteError naming `where`
+/// and the system's reason (exit status 5). A closed pipe with SIGPIPE at its
+/// default still ends the process as before (`| head`).
+void write_out(std::ostream& out, std::string_view text,
+               std::string_view where = "standard output");
+/// `path` opened for writing (-o); one that cannot be opened is a bad -o
+/// value (UsageError, exit status 2), before anything is written.
+std::ofstream open_output(const std::string& path);
+/// Throws WriteError naming `where` and `reason` (an errno value; 0: none
+/// known).
+[[noreturn]] void throw_write_error(std::string_view where, int reason);
+/// Throws WriteError when `out` has failed since it was made (every verb's
+/// output is checked once more after the verb returns).
+void check_written(std::ostream& out, std::string_view where = "standard output");
 
 /// Renders to a buffer first, so nothing half-written reaches stdout. Text
 /// output is coloured only on a terminal (std::cout to a tty) and never with

@@ -17,6 +17,7 @@
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/parse.hpp"
 #include "cli/result_rows.hpp"
 #include "cli/risk.hpp"
@@ -521,11 +522,10 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   else
     report::render_html(doc, text);
   if (f.output.empty() || f.output == "-") {
-    out << text.str();
+    write_out(out, text.view());
   } else {
-    std::ofstream file(f.output, std::ios::binary);
-    if (!file || !(file << text.str()) || !file.flush())
-      throw UsageError("-o: cannot write " + f.output);
+    std::ofstream file = open_output(f.output);
+    write_out(file, text.view(), "-o '" + f.output + "'");
   }
   return kOk;
 }

@@ -2,6 +2,7 @@
 
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 #include "cli/spec_input.hpp"
 
 namespace dpb::cli {
@@ -46,8 +47,7 @@ void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out)
     const DpSgdRun r = derive(single_values(run), Unknown::none);
     json = event_to_json(*dp_sgd_event(r));
   }
-  out << json.dump(2) << '\n';
-  out.flush();
+  write_out(out, json.dump(2) + '\n');
 }
 
 RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/errors.hpp"
+#include "cli/output_flags.hpp"
 
 namespace dpb::cli {
 
@@ -11,13 +12,13 @@ void write_svg(const report::Chart& chart, const std::string& path, std::ostream
   std::ostringstream svg;
   report::render_svg(chart, svg);
   if (path == "-") {
-    out << svg.str();
+    write_out(out, svg.view());
     return;
   }
-  std::ofstream file(path, std::ios::binary);
-  file << svg.str();
+  std::ofstream file = open_output(path);
+  write_out(file, svg.view(), "-o '" + path + "'");
   file.close();
-  if (!file) throw UsageError("-o: cannot write '" + path + "'");
+  check_written(file, "-o '" + path + "'");
 }
 
 }  // namespace dpb::cli

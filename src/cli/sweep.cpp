@@ -7,16 +7,19 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -45,6 +48,21 @@ struct SweepFlags {
   std::string solve, max_epsilon, input, tolerance, max_sigma;
   std::string shard;  ///< --shard K/N
   bool keep_going = false;
+  bool all_messages = false;  ///< --all-messages: every budget line on stderr
+};
+
+/// Budget lines (over budget, no sound upper bound) a sweep prints on stderr
+/// before it stops naming rows: a CI log stays readable when most of 10^5
+/// rows fail, and the summary after the sweep counts them all.
+constexpr std::size_t kMaxBudgetMessages = 20;
+
+/// How many rows of a sweep failed one way, and the first (its row number).
+struct FailureCount {
+  std::size_t count = 0;
+  std::size_t first = 0;
+  void add(std::size_t row) {
+    if (count++ == 0) first = row;
+  }
 };
 
 /// One configuration to compute: a complete run (but for the unknown), its
@@ -117,7 +135,7 @@ struct Settings {
 };
 
 std::string describe(const Job& job) {
-  if (job.name) return "'" + *job.name + "'";
+  if (job.name) return "'" + report::escape_control(*job.name) + "'";
   if (job.line) return "line " + std::to_string(job.line);
   auto n = [](double v) { return report::format_number(v, 6, report::Rounding::nearest); };
   std::string s = "q=" + n(job.run.sampling_rate);
@@ -283,12 +301,28 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
   std::ifstream file;
   std::istream* in = &std::cin;
   if (f.input != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(f.input, ec))
+      throw UsageError("--input: '" + f.input + "' is a directory (give a JSON Lines file)");
     file.open(f.input);
     if (!file) throw UsageError("--input: cannot open '" + f.input + "'");
     in = &file;
   }
   const std::string source = f.input == "-" ? "<stdin>" : f.input;
-  ConfigInput input = read_configs(*in, source);
+  ConfigInput input;
+  try {
+    input = read_configs(*in, source);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {  // the stream's own failure, e.g. a read error
+    throw UsageError("--input: cannot read '" + source + "': " + e.what());
+  }
+  // A gate over nothing must not pass: an empty input (a failed step before
+  // dpbudget, a wrong path) has its own exit status.
+  if (input.configs.empty() && input.errors.empty())
+    throw NoConfigurations(
+        "--input: " + (f.input == "-" ? std::string("standard input") : "'" + f.input + "'") +
+        " holds no configuration (it is empty or has only blank lines)");
   std::vector<InputError> errors = std::move(input.errors);
   for (auto& c : input.configs) {
     Job job;
@@ -343,7 +377,7 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
   for (const auto& e : errors) {
     const std::string msg = source + ":" + std::to_string(e.line) + ": " + e.message;
     if (!f.keep_going) throw UsageError("--input: " + msg);
-    err << "dpbudget: error: --input: " << msg << '\n';
+    err << "dpbudget: error: --input: " << report::escape_control(msg) << '\n';
   }
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const Job& a, const Job& b) { return a.line < b.line; });
@@ -497,6 +531,8 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   add_inputs(rep.inputs, s.choice);
   bool over = false, no_solution = false, no_upper_bound = false;
   std::size_t row_number = 0;
+  FailureCount over_rows, unbounded_runs, unsolved_rows;
+  std::size_t budget_messages = 0;  // budget lines, shown or not
   // JSON Lines streams. CSV spools each row's cells to a temporary file (its
   // header, the union of the rows' columns, is known only at the end); with
   // --shard its header is the columns of the sweep's first configuration's
@@ -519,18 +555,27 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
     spool.emplace(std::move(columns));
   }
   compute_in_order(source, begin, end, s, [&](std::vector<Row> rows) {
+    std::ostringstream block;  // JSON Lines: the block's rows, written at once
     const std::string of_shard = shard.given ? " of shard " + f.shard : std::string();
     for (auto& row : rows) {
       ++row_number;
       // A run's gate lines sit on its first row; their rows count from it.
       const std::size_t first_row = row_number;
-      for (const auto& line : row.gate)
-        if (line.row)
-          err << "dpbudget: budget exceeded: row " << first_row + *line.row << of_shard << ", "
-              << row.subject << " " << line.text << '\n';
-        else
-          err << "dpbudget: no sound upper bound to gate on: row " << row_number << of_shard << ", "
-              << row.subject << ": " << line.text << '\n';
+      for (const auto& line : row.gate) {
+        const bool shown = f.all_messages || budget_messages++ < kMaxBudgetMessages;
+        if (line.row) {
+          over_rows.add(first_row + *line.row);
+          if (shown)
+            err << "dpbudget: budget exceeded: row " << first_row + *line.row << of_shard << ", "
+                << row.subject << " " << line.text << '\n';
+        } else {
+          unbounded_runs.add(row_number);
+          if (shown)
+            err << "dpbudget: no sound upper bound to gate on: row " << row_number << of_shard
+                << ", " << row.subject << ": " << line.text << '\n';
+        }
+      }
+      if (row.no_solution) unsolved_rows.add(row_number);
       over = over || row.status == kBudgetExceeded;
       no_upper_bound = no_upper_bound || row.status == kNoUpperBound;
       no_solution = no_solution || row.no_solution;
@@ -542,10 +587,10 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
         if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "warning: " + why) ==
             rep.footnotes.end()) {
           rep.footnotes.push_back("warning: " + why);
-          err << "dpbudget: warning: " << why << '\n';
+          err << "dpbudget: warning: " << report::escape_control(why) << '\n';
         }
       if (streaming) {
-        report::render_json_line(row.record, out);
+        report::render_json_line(row.record, block);
       } else if (spool) {
         try {
           spool->add(row.record);
@@ -560,12 +605,35 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
         rep.results.push_back(std::move(row.record));
       }
     }
-    if (streaming) out.flush();
+    // A failed write ends the sweep here, not after its last row.
+    if (streaming) write_out(out, block.view());
   });
   // Written straight from the spool: flat memory, and nothing reached
   // stdout before every row was computed.
-  if (spool) spool->finish(out, /*header=*/!shard.given || shard.k == 1);
+  if (spool) {
+    errno = 0;  // so that a failed write's reason is its own
+    spool->finish(out, /*header=*/!shard.given || shard.k == 1);
+    if (out) out.flush();
+    if (!out) throw_write_error("standard output", errno);
+  }
   if (!streaming && !csv) emit(rep, f.output, out);
+  // One summary line per way rows failed, counting every row (the per-row
+  // lines stop at kMaxBudgetMessages).
+  const std::string rows_total = std::to_string(row_number);
+  const std::string in_shard = shard.given ? " of shard " + f.shard : std::string();
+  if (over_rows.count)
+    err << "dpbudget: " << over_rows.count << " of " << rows_total << " rows" << in_shard
+        << " over budget; first at row " << over_rows.first << '\n';
+  if (unbounded_runs.count)
+    err << "dpbudget: " << unbounded_runs.count << " run" << (unbounded_runs.count > 1 ? "s" : "")
+        << " of " << rows_total << " rows" << in_shard
+        << " with no sound upper bound to gate on; first at row " << unbounded_runs.first << '\n';
+  if (unsolved_rows.count)
+    err << "dpbudget: " << unsolved_rows.count << " of " << rows_total << " rows" << in_shard
+        << " with no solution; first at row " << unsolved_rows.first << '\n';
+  if (budget_messages > kMaxBudgetMessages && !f.all_messages)
+    err << "dpbudget: the first " << kMaxBudgetMessages << " of " << budget_messages
+        << " budget messages shown; --all-messages shows every one\n";
   // Precedence when lines fail differently (README "Exit status"): bad
   // input, then a run that cannot be gated, then no solution, then over budget.
   if (bad_input) return kUsage;
@@ -606,6 +674,10 @@ Verb setup_sweep(CLI::App& app) {
                   "shard 1)");
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2)");
+  cmd->add_flag("--all-messages", f->all_messages,
+                "name every row over budget (or with no sound upper bound) on stderr; by "
+                "default the first " +
+                    std::to_string(kMaxBudgetMessages) + ", then a count");
   add_accountant_flags(*cmd, f->accountant);
   add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output, /*allow_jsonl=*/true);

@@ -171,7 +171,7 @@ TextLayout layout_text(const Report& report, const TextStyle& style) {
     auto& align = right.emplace_back();
     for (std::size_t c = 0; c < all_columns.size(); ++c) {
       const Cell* cell = cell_at(i, c);
-      row.push_back(cell ? to_text(*cell, style) : "");
+      row.push_back(cell ? escape_control(to_text(*cell, style)) : "");
       align.push_back(cell && is_numeric(*cell));
     }
   }
@@ -197,7 +197,7 @@ TextLayout layout_text(const Report& report, const TextStyle& style) {
       moved[c] = same;
     }
   for (const auto& [key, cell] : report.inputs.cells)
-    if (in_text(cell, style)) t.block.emplace_back(key, to_text(cell, style));
+    if (in_text(cell, style)) t.block.emplace_back(key, escape_control(to_text(cell, style)));
   for (std::size_t c = 0; c < all_columns.size(); ++c)
     if (moved[c]) t.block.emplace_back(all_columns[c], rows[0][c]);
   t.rows.resize(rows.size());
@@ -241,7 +241,7 @@ void render_text(const Report& report, std::ostream& out, const TextStyle& style
   for (std::size_t i = 0; i < t.rows.size(); ++i) out << line(t.rows[i], t.right[i]) << '\n';
   for (std::size_t m = 0; m < t.marked.size(); ++m)
     out << std::string(m + 1, '*') << ' ' << t.marked[m] << '\n';
-  for (const auto& note : report.footnotes) out << note << '\n';
+  for (const auto& note : report.footnotes) out << escape_control(note) << '\n';
 }
 
 /// Text in a Markdown table cell or paragraph: characters with a meaning in
@@ -291,7 +291,8 @@ void render_markdown(const Report& report, std::ostream& out, const TextStyle& s
   if (!t.marked.empty() || !report.footnotes.empty()) out << '\n';
   for (std::size_t m = 0; m < t.marked.size(); ++m)
     out << "- " << markdown_escape(std::string(m + 1, '*') + " " + t.marked[m]) << '\n';
-  for (const auto& note : report.footnotes) out << "- " << markdown_escape(note) << '\n';
+  for (const auto& note : report.footnotes)
+    out << "- " << markdown_escape(escape_control(note)) << '\n';
 }
 
 std::string csv_field(const std::string& s) {
@@ -327,6 +328,52 @@ void render_csv(const Report& report, std::ostream& out) {
 }
 
 }  // namespace
+
+std::string escape_control(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto hex = [](unsigned char c) { return std::string{kHex[c >> 4], kHex[c & 15]}; };
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const auto continuation = [&](std::size_t i) {
+    return i < text.size() && (byte(i) & 0xC0) == 0x80;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      if (c == '\t')
+        out += "\\t";
+      else if (c == '\n')
+        out += "\\n";
+      else if (c == '\r')
+        out += "\\r";
+      else if (c < 0x20 || c == 0x7F)
+        out += "\\x" + hex(c);
+      else
+        out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // UTF-8 (RFC 3629): the sequence's length from its lead byte.
+    const std::size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+                          : c >= 0xE0 && c <= 0xEF ? 3
+                          : c >= 0xF0 && c <= 0xF4 ? 4
+                                                   : 0;
+    bool whole = n > 0;
+    for (std::size_t k = 1; whole && k < n; ++k) whole = continuation(i + k);
+    if (!whole) {
+      out += "\\x" + hex(c);
+      ++i;
+    } else if (n == 2 && c == 0xC2 && byte(i + 1) < 0xA0) {
+      out += "\\u00" + hex(byte(i + 1));  // a C1 control, e.g. U+009B (CSI)
+      i += 2;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
 
 bool colour_wanted(bool is_terminal, const char* no_color, const char* term) {
   if (!is_terminal) return false;
@@ -396,7 +443,7 @@ void CsvSpool::finish(std::ostream& out, bool header) {
   if (header) write_csv_header(columns_, out);
   std::rewind(file_);
   std::vector<std::string> fields(columns_.size());
-  for (std::size_t r = 0; r < rows_; ++r) {
+  for (std::size_t r = 0; r < rows_ && out; ++r) {  // a failed write stops
     for (auto& f : fields) f.clear();
     const std::uint32_t n = read_u32(file_);
     for (std::uint32_t i = 0; i < n; ++i) {

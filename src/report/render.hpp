@@ -26,6 +26,13 @@ struct TextStyle {
 /// `no_color` and `term` are the environment values, nullptr when unset.
 bool colour_wanted(bool is_terminal, const char* no_color, const char* term);
 
+/// `text` safe to show on a terminal: C0 controls and DEL as `\t`, `\n`, `\r`
+/// or `\xHH`, C1 controls (U+0080..U+009F) as `\u00HH`, and bytes that are
+/// not UTF-8 as `\xHH`; other text unchanged. Input echoed into text output
+/// and messages (a name, a scores line) cannot move the cursor, retitle the
+/// window or colour the terminal. JSON escapes by itself; CSV stays exact.
+std::string escape_control(std::string_view text);
+
 /// Text: the inputs as `name  value` lines (then, with several rows, each
 /// `hoist` column that holds one value in every row), a blank line, an
 /// aligned table with a header, then footnotes; compact or wide (TextStyle).

@@ -362,7 +362,7 @@ TEST_CASE("compose: bad input names the flag and its range") {
 
 TEST_CASE("amplify: bad input") {
   check_rejected({"amplify", "--epsilon", "1", "--delta", "0", "-q", "1.2"},
-                 "--sampling-rate: must be a number in [0, 1]");
+                 "-q (--sampling-rate): must be a number in [0, 1]");
   check_rejected({"amplify", "--epsilon", "nan", "--delta", "0", "-q", "0.1"}, "--epsilon");
   check_rejected({"amplify", "--epsilon", "1", "--delta", "2", "-q", "0.1"}, "--delta");
   check_rejected({"amplify", "--epsilon", "1", "--delta", "0"}, "--sampling-rate");

@@ -326,7 +326,7 @@ TEST_CASE("malformed specs: exit 2, one stderr line with the JSON path, nothing 
   const TempFile spec(kDpSgd);
   const auto both = run_dpbudget({"epsilon", "--spec", spec.path, "-q", "0.1", "--delta", "1e-5"});
   CHECK(both.status == 2);
-  CHECK(both.err.find("--sampling-rate: not with --spec") != std::string::npos);
+  CHECK(both.err.find("-q (--sampling-rate): not with --spec") != std::string::npos);
 }
 
 TEST_CASE("an accountant that cannot handle a spec names the event and why") {

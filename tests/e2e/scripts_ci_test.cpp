@@ -1,0 +1,320 @@
+// In scripts and CI (issue 26): every failed write, empty input and failure
+// has its own exit status and one line on stderr, through the built binary.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run.hpp"
+
+using dpb::test::run_dpbudget;
+using dpb::test::run_shell;
+using dpb::test::shell_quote;
+
+namespace {
+
+/// The exit statuses of README "Exit status" (written out, not taken from
+/// src/cli/errors.hpp, so that a renumbering breaks this test).
+constexpr int kWriteFailed = 5;
+constexpr int kNoConfigurations = 6;
+
+/// dpbudget with `args` (already shell-quoted words) and stdout on /dev/full;
+/// the result's `out` is what it wrote on stderr.
+dpb::test::Run run_to_dev_full(const std::string& args) {
+  return run_shell("{ " + shell_quote(DPBUDGET_BINARY) + " " + args +
+                   " </dev/null 2>&1 >/dev/full; }");
+}
+
+/// One error line on stderr, its last, that says the output could not be
+/// written (a verb's notes may come before it).
+void check_write_failed(const dpb::test::Run& r, const std::string& where) {
+  INFO("stderr: ", r.out);
+  CHECK(r.status == kWriteFailed);
+  const std::string line = "dpbudget: error: could not write output to " + where + "\n";
+  CHECK(r.out.size() >= line.size());
+  CHECK(r.out.find("dpbudget: error") == r.out.find(line));
+  CHECK(r.out.find(line) + line.size() == r.out.size());
+}
+
+std::string temp_file(const std::string& tag, const std::string& text) {
+  const std::string path =
+      "/tmp/dpbudget_e2e_ci_" + std::to_string(::getpid()) + "_" + tag + ".jsonl";
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a failed write to stdout exits 5 with one line, in every format and verb") {
+  const std::string run = "-q 0.01 --sigma 1.1 --steps 1000 --delta 1e-5";
+  for (const std::string& args : std::vector<std::string>{
+           "epsilon " + run,
+           "epsilon " + run + " --format json",
+           "epsilon " + run + " --format csv",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5 --format jsonl",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5 --format csv",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5 --format json",
+           "sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5",
+           "report --dataset-size 60000 --batch-size 600 --sigma 1.1 --epochs 2 --delta 1e-5",
+           "plot -q 0.01 --sigma 1 --steps 1:100 --delta 1e-5 --points 5 -o -",
+           "epsilon " + run + " --print-spec",
+           "completions bash",
+       }) {
+    INFO("dpbudget ", args);
+    check_write_failed(run_to_dev_full(args), "standard output: No space left on device");
+  }
+}
+
+TEST_CASE("a failed write to an -o file exits 5 naming the file") {
+  check_write_failed(
+      run_to_dev_full("report --dataset-size 60000 --batch-size 600 --sigma 1.1 --epochs 2 "
+                      "--delta 1e-5 -o /dev/full"),
+      "-o '/dev/full': No space left on device");
+  check_write_failed(
+      run_to_dev_full("plot -q 0.01 --sigma 1 --steps 1:100 --delta 1e-5 --points 5 -o /dev/full"),
+      "-o '/dev/full': No space left on device");
+  // A file that cannot be opened is a bad -o (status 2), with the reason.
+  const auto bad =
+      run_dpbudget({"plot", "-q", "0.01", "--sigma", "1", "--steps", "1:100", "--delta", "1e-5",
+                    "--points", "5", "-o", "/nonexistent-dir/p.svg"});
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err ==
+        "dpbudget: error: -o: cannot open '/nonexistent-dir/p.svg' for writing: No such file or "
+        "directory\n");
+}
+
+TEST_CASE("a streamed sweep stops at its first failed write, and | head still ends it") {
+  // 10^6 rows take tens of seconds to compute; both runs must end long before.
+  constexpr double kPromptSeconds = 10;
+  const std::string big = "sweep --sigma 0.5:10.49:0.01 --steps 1:1000 -q 0.01 --delta 1e-5";
+  const auto t0 = std::chrono::steady_clock::now();
+  check_write_failed(run_to_dev_full(big + " --format jsonl"),
+                     "standard output: No space left on device");
+  const auto t1 = std::chrono::steady_clock::now();
+  CHECK(std::chrono::duration<double>(t1 - t0).count() < kPromptSeconds);
+  // SIGPIPE at its default: the sweep ends when head has its line.
+  const auto head =
+      run_shell(shell_quote(DPBUDGET_BINARY) + " " + big + " --format jsonl 2>/dev/null | head -1");
+  const auto t2 = std::chrono::steady_clock::now();
+  CHECK(head.status == 0);
+  CHECK(head.out.rfind("{\"", 0) == 0);
+  CHECK(std::chrono::duration<double>(t2 - t1).count() < kPromptSeconds);
+}
+
+TEST_CASE("an --input with no configuration exits 6 with one line") {
+  const std::string empty = temp_file("empty", "");
+  const std::string blank = temp_file("blank", "\n  \n\t\r\n\n");
+  for (const auto& path : {empty, blank}) {
+    for (const char* format : {"text", "json", "jsonl", "csv"}) {
+      const auto r = run_dpbudget({"sweep", "--input", path, "--format", format});
+      INFO(path, " ", format, " stderr: ", r.err);
+      CHECK(r.status == kNoConfigurations);
+      CHECK(r.out.empty());
+      CHECK(r.err == "dpbudget: error: --input: '" + path +
+                         "' holds no configuration (it is empty or has only blank lines)\n");
+    }
+  }
+  // Standard input with nothing on it (run_dpbudget gives </dev/null).
+  const auto r = run_dpbudget({"sweep", "--input", "-", "--max-epsilon", "8"});
+  CHECK(r.status == kNoConfigurations);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "dpbudget: error: --input: standard input holds no configuration (it is empty or has "
+        "only blank lines)\n");
+  std::remove(empty.c_str());
+  std::remove(blank.c_str());
+}
+
+TEST_CASE("a directory given as a file is named, not an internal error") {
+  const auto sweep = run_dpbudget({"sweep", "--input", "/tmp"});
+  CHECK(sweep.status == 2);
+  CHECK(sweep.out.empty());
+  CHECK(sweep.err == "dpbudget: error: --input: '/tmp' is a directory (give a JSON Lines file)\n");
+  const auto audit = run_dpbudget({"audit", "--scores", "/tmp"});
+  CHECK(audit.status == 2);
+  CHECK(audit.out.empty());
+  CHECK(audit.err ==
+        "dpbudget: error: --scores: '/tmp' is a directory (give a file of score,label lines)\n");
+}
+
+TEST_CASE("a sweep's budget messages stop at 20 and a summary counts every failing row") {
+  // sigma 0.5, 0.55, ..., 3: 51 runs. With a budget of 0 every row is over:
+  // a sampled Gaussian's epsilon at delta 1e-5 is 0 only if delta is at least
+  // its total variation, about q (2 Phi(1 / (2 sigma)) - 1) >= 1.3e-3 here.
+  const std::vector<std::string> args{
+      "sweep",   "-q",           "0.01",    "--sigma",  "0.5:3:0.05",
+      "--steps", "100",          "--delta", "1e-5",     "--max-epsilon",
+      "0",       "--accountant", "rdp",     "--format", "jsonl"};
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const auto bounded = run_dpbudget(args);
+  CHECK(bounded.status == 1);
+  CHECK(count(bounded.out, "\n") == 51);
+  CHECK(count(bounded.out, "\"over_budget\":true") == 51);
+  CHECK(count(bounded.err, "dpbudget: budget exceeded: row ") == 20);
+  CHECK(bounded.err.find("dpbudget: budget exceeded: row 20, ") != std::string::npos);
+  CHECK(bounded.err.find("dpbudget: budget exceeded: row 21, ") == std::string::npos);
+  CHECK(bounded.err.find("dpbudget: 51 of 51 rows over budget; first at row 1\n") !=
+        std::string::npos);
+  CHECK(bounded.err.find("dpbudget: the first 20 of 51 budget messages shown; --all-messages "
+                         "shows every one\n") != std::string::npos);
+  auto every = args;
+  every.push_back("--all-messages");
+  const auto all = run_dpbudget(every);
+  CHECK(all.status == 1);
+  CHECK(count(all.err, "dpbudget: budget exceeded: row ") == 51);
+  CHECK(all.err.find("dpbudget: budget exceeded: row 51, ") != std::string::npos);
+  CHECK(all.err.find("dpbudget: 51 of 51 rows over budget; first at row 1\n") != std::string::npos);
+  CHECK(all.err.find("--all-messages shows") == std::string::npos);
+}
+
+TEST_CASE("a sweep with over-budget and unsolvable lines exits 3 and summarises both") {
+  // Line 1: a budget of 0 (over, as above); line 2: epsilon 1e-6 at delta
+  // 1e-5 over 1000 steps needs sigma near 10^4, past --max-sigma's 1000
+  // (total variation about sqrt(T) q / (sigma sqrt(2 pi)) must reach delta);
+  // line 3 within its budget.
+  const std::string input =
+      R"({"name": "a", "sampling_rate": 0.01, "noise_multiplier": 1.1, "steps": 1000, "delta": 1e-5, "epsilon": 0})"
+      "\n"
+      R"({"name": "b", "sampling_rate": 0.01, "steps": 1000, "delta": 1e-5, "epsilon": 1e-6, "solve": "noise_multiplier"})"
+      "\n"
+      R"({"name": "c", "sampling_rate": 0.01, "noise_multiplier": 1.1, "steps": 1000, "delta": 1e-5, "epsilon": 1000})"
+      "\n";
+  const auto r =
+      run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", "jsonl"}, input);
+  CHECK(r.status == 3);  // README: 2 > 4 > 3 > 1
+  CHECK(r.err.find("dpbudget: budget exceeded: row 1, 'a' ") != std::string::npos);
+  CHECK(r.err.find("dpbudget: 1 of 3 rows over budget; first at row 1\n") != std::string::npos);
+  CHECK(r.err.find("dpbudget: 1 of 3 rows with no solution; first at row 2\n") !=
+        std::string::npos);
+  CHECK(r.err.find("messages shown") == std::string::npos);
+}
+
+TEST_CASE("messages name the flag as typed and a stray word as such") {
+  const auto check = [](const std::vector<std::string>& args, const std::string& message) {
+    const auto r = run_dpbudget(args);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "dpbudget: error: " + message + "\n");
+  };
+  // -q and --sigma as typed first, then the flag's long name.
+  check({"epsilon", "-q", "2", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+        "-q (--sampling-rate): must be a number in [0, 1], got '2'");
+  check({"epsilon", "-q", "0.01", "--sigma=-1", "--steps", "100", "--delta", "1e-5"},
+        "--sigma (--noise-multiplier): must be a finite number > 0, got '-1'");
+  // The long name when it was typed.
+  check({"epsilon", "--sampling-rate", "2", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+        "--sampling-rate: must be a number in [0, 1], got '2'");
+  // A word after the flags is read as another value of the last flag: said so.
+  const std::string stray =
+      " (dpbudget takes no positional words: 'extra_positional' after a flag's value is read as "
+      "another value of it)";
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5",
+         "extra_positional"},
+        "--delta: must be a number in (0, 1), got 'extra_positional'" + stray);
+  check({"epsilon", "-q", "0.01", "extra_positional", "--sigma", "1", "--steps", "100", "--delta",
+         "1e-5"},
+        "-q (--sampling-rate): must be a number in [0, 1], got 'extra_positional'" + stray);
+  // A bad first value is only that.
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "extra"},
+        "--delta: must be a number in (0, 1), got 'extra'");
+}
+
+TEST_CASE("control characters in echoed input are escaped in text output and messages") {
+  // An xterm title sequence as a scores line: the message names it escaped.
+  const auto audit = run_dpbudget({"audit", "--scores", "-"}, "\033]0;pwned\007,1\n");
+  CHECK(audit.status == 2);
+  CHECK(audit.err.find('\033') == std::string::npos);
+  CHECK(audit.err.find('\007') == std::string::npos);
+  CHECK(audit.err.find("\\x1b]0;pwned\\x07") != std::string::npos);
+  CHECK(audit.err.find('\n') == audit.err.size() - 1);  // one line
+  // A JSON Lines name with ESC [31m (red), a C1 CSI (U+009B) and UTF-8 text,
+  // over budget so that stderr names it too.
+  const std::string line =
+      R"({"name": "a\u001b[31mb\u009bc caf\u00e9", "sampling_rate": 0.01, "noise_multiplier": 1.1, "steps": 1000, "delta": 1e-5, "epsilon": 0})"
+      "\n";
+  const std::string shown = "a\\x1b[31mb\\u009bc caf\xc3\xa9";
+  for (const char* format : {"text", "markdown"}) {
+    const auto r =
+        run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", format}, line);
+    INFO(format, " out: ", r.out, " err: ", r.err);
+    CHECK(r.status == 1);
+    CHECK(r.out.find('\033') == std::string::npos);
+    CHECK(r.out.find("\xc2\x9b") == std::string::npos);
+    // Markdown escapes the backslash and the bracket once more.
+    CHECK(r.out.find(std::string(format) == "text"
+                         ? shown
+                         : "a\\\\x1b\\[31mb\\\\u009bc caf\xc3\xa9") != std::string::npos);
+    CHECK(r.err.find('\033') == std::string::npos);
+    CHECK(r.err.find("budget exceeded: row 1, '" + shown + "' ") != std::string::npos);
+  }
+  // JSON keeps the name exact, escaped as JSON.
+  const auto json =
+      run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", "jsonl"}, line);
+  CHECK(json.out.find('\033') == std::string::npos);
+  CHECK(json.out.find(R"("name":"a\u001b[31mb)") != std::string::npos);
+}
+
+TEST_CASE("tradeoff at large epsilon is exact at the edges and never above the closed form") {
+  // f(x) = max(0, 1 - delta - e^eps x, e^-eps (1 - delta - x)) (Dong, Roth &
+  // Su 2022): f(0) = 1 - delta, f(1) = 0, and for e^eps x >= 1 - delta the
+  // last term, e^-eps (1 - delta - x), here computed in long double.
+  struct Case {
+    const char* epsilon;
+    const char* delta;
+    long double eps, del;
+  };
+  for (const Case& c : {Case{"710", "0", 710.0L, 0.0L}, Case{"1000", "0", 1000.0L, 0.0L},
+                        Case{"710", "0.1", 710.0L, 0.1L}}) {
+    const auto r = run_dpbudget({"tradeoff", "--epsilon", c.epsilon, "--delta", c.delta, "--points",
+                                 "3", "--format", "json"});
+    INFO(std::string(c.epsilon), " ", std::string(c.delta), " ", r.err);
+    REQUIRE(r.status == 0);
+    const auto points = nlohmann::json::parse(r.out)["results"][0]["points"];
+    REQUIRE(points.size() == 3);
+    CHECK(points[0][0].get<double>() == 0.0);
+    CHECK(points[0][1].get<double>() == static_cast<double>(1 - c.del));
+    CHECK(points[2][0].get<double>() == 1.0);
+    CHECK(points[2][1].get<double>() == 0.0);
+    // x = 1/2: e^-eps (1/2 - delta) (below the smallest double for 1000,
+    // where 0 is the downward rounding a lower bound needs).
+    const double half = points[1][1].get<double>();
+    const long double expected = std::exp(-c.eps) * (0.5L - c.del);
+    CHECK(half <= static_cast<double>(expected) * (1 + 1e-12));
+    CHECK(half >= static_cast<double>(expected) * (1 - 1e-12) - 5e-324);
+  }
+}
+
+TEST_CASE("JSON Lines keys: did you mean, a key given twice, null") {
+  const std::string rest = R"("sampling_rate": 0.01, "steps": 100, "delta": 1e-5)";
+  const auto refused = [](const std::string& line, const std::string& message) {
+    const auto r = run_dpbudget({"sweep", "--input", "-"}, line + "\n");
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("dpbudget: error: --input: <stdin>:1: " + message, 0) == 0);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  };
+  refused(R"({"noise_mutliplier": 1.1, )" + rest + "}",
+          "noise_mutliplier: unknown key; did you mean noise_multiplier? (allowed: name, ");
+  refused(R"({"noise_multiplier": 1.1, "noise_multiplier": 2, )" + rest + "}",
+          "noise_multiplier: given twice on the line (give each key once)\n");
+  refused(R"({"name": null, "noise_multiplier": 1.1, )" + rest + "}",
+          "name: null is not a value (give one, or leave the key out)\n");
+  refused(R"({"noise_multiplier": null, )" + rest + "}",
+          "noise_multiplier: null is not a value (give one, or leave the key out)\n");
+  // A key given twice inside a spec is refused as well.
+  refused(
+      R"({"spec": {"gaussian": {"noise_multiplier": 1, "noise_multiplier": 2}}, "delta": 1e-5})",
+      "noise_multiplier: given twice on the line (give each key once)\n");
+}
