@@ -8,6 +8,7 @@
 #include <string>
 
 #include "accounting/errors.hpp"
+#include "accounting/outward.hpp"
 
 namespace dpb {
 namespace {
@@ -23,10 +24,25 @@ void check_level(double alpha) {
   if (!(alpha > 0 && alpha < 1)) throw InvalidParameter("confidence", "must be in (0, 1)");
 }
 
-/// log((1 − δ − a)/b), −∞ when the numerator is not positive.
-double log_ratio(double numerator, double denominator) {
+/// Relative margin of the Clopper–Pearson quantiles: Boost's tables give the
+/// incomplete beta function and its inverse errors of at most a few hundred ε
+/// in double precision; 1e-12 (≈ 4500 ε) is outside them with room and below
+/// any printed digit.
+constexpr double kQuantileMargin = 1e-12;
+
+/// log((1 − δ − a)/b) for a, b in (0, 1], rounded down (a lower value), −∞
+/// when 1 − δ − a is not positive. Errors: 1 − δ − a rounds twice (≤ 2u of
+/// 1 + δ + a, relative to the numerator after cancelling), each log ≤ 1 ulp,
+/// the difference ≤ ½ ulp; the bound is doubled for second-order terms.
+double log_ratio_lower(double delta, double a, double b) {
+  const double numerator = 1 - delta - a;
   if (!(numerator > 0)) return -std::numeric_limits<double>::infinity();
-  return std::log(numerator) - std::log(denominator);
+  const double ln = std::log(numerator), lb = std::log(b);
+  const double u = outward::kUnitRoundoff;
+  const double e = ln - lb;
+  const double err = 2 * (2 * u * (1 + delta + a) / numerator + u * (std::abs(ln) + std::abs(lb)) +
+                          u * std::abs(e));
+  return e - err;
 }
 
 }  // namespace
@@ -36,15 +52,20 @@ double clopper_pearson_upper(std::int64_t k, std::int64_t n, double alpha) {
   if (n < 1 || k < 0 || k > n) throw InvalidParameter("count", "must be in [0, n], n >= 1");
   if (k == n) return 1;
   // P(Binomial(n, p) ≤ k) = I_{1−p}(n − k, k + 1) = α  ⇔  p = I⁻¹(k + 1, n − k; 1 − α).
-  return boost::math::ibeta_inv(static_cast<double>(k + 1), static_cast<double>(n - k), 1 - alpha);
+  // An upper bound: stepped up past the quantile's error (kQuantileMargin).
+  const double p =
+      boost::math::ibeta_inv(static_cast<double>(k + 1), static_cast<double>(n - k), 1 - alpha);
+  return std::min(1.0, outward::up(p * (1 + kQuantileMargin), 1));
 }
 
 double clopper_pearson_lower(std::int64_t k, std::int64_t n, double alpha) {
   check_level(alpha);
   if (n < 1 || k < 0 || k > n) throw InvalidParameter("count", "must be in [0, n], n >= 1");
   if (k == 0) return 0;
-  // P(Binomial(n, p) ≥ k) = I_p(k, n − k + 1) = α.
-  return boost::math::ibeta_inv(static_cast<double>(k), static_cast<double>(n - k + 1), alpha);
+  // P(Binomial(n, p) ≥ k) = I_p(k, n − k + 1) = α. A lower bound: stepped down.
+  const double p =
+      boost::math::ibeta_inv(static_cast<double>(k), static_cast<double>(n - k + 1), alpha);
+  return outward::down_to_zero(p * (1 - kQuantileMargin), 1);
 }
 
 AuditBound audit_epsilon_lower(const AttackCounts& c, double confidence, double delta,
@@ -65,10 +86,10 @@ AuditBound audit_epsilon_lower(const AttackCounts& c, double confidence, double 
   b.fpr_upper = clopper_pearson_upper(c.fp, others, b.alpha);
   b.fnr_upper = clopper_pearson_upper(c.fn, members, b.alpha);
   // docs/risk.md#audit-bound. Both rate bounds are > 0 (α < 1), so the ratios are finite.
-  const double e = std::max({log_ratio(1 - delta - b.fpr_upper, b.fnr_upper),
-                             log_ratio(1 - delta - b.fnr_upper, b.fpr_upper), 0.0});
-  // Rounded toward less privacy loss: a lower bound must not be overstated.
-  b.epsilon_lower = e > 0 ? std::nextafter(e, 0.0) : 0.0;
+  // Each candidate rounded toward less privacy loss: a lower bound must not be overstated.
+  const double e = std::max({log_ratio_lower(delta, b.fpr_upper, b.fnr_upper),
+                             log_ratio_lower(delta, b.fnr_upper, b.fpr_upper), 0.0});
+  b.epsilon_lower = outward::down_to_zero(e, 1);
   return b;
 }
 

@@ -10,6 +10,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/normal.hpp"
+#include "accounting/outward.hpp"
 
 namespace dpb {
 namespace {
@@ -39,8 +40,26 @@ constexpr int kFullPrecisionBits = 52;
 /// Steps of growing size (a few ulps at first) that move a root found by the
 /// solver onto the safe side of the very function callers evaluate.
 constexpr int kOptimalNudgeSteps = 200;
+/// Ulps of |log| in the log of the peak term of the optimal sum: Loader's
+/// Stirling errors, deviances and half-log (each a few roundings of
+/// magnitude ≤ |log Bin|, accurate to ~1e-15 relative, Loader 2000) and the
+/// log of the factor; 16 cover them with room.
+constexpr double kOptimalLogUlps = 16;
+/// Ulps of the sum of the optimal terms relative to the peak: its additions
+/// (positive terms, ≤ u each relative to the sum once it has settled near
+/// the peak) and each factor's expm1 (≤ 2u): 16 with room.
+constexpr double kOptimalSumUlps = 16;
 /// The advanced δ' nudge doubles its step from one ulp: 64 doublings reach any δ' ≤ 1.
 constexpr int kAdvancedNudgeSteps = 64;
+/// Ulps by which the advanced bound's ε is stepped up: ε·√(2k·(−log δ')) has
+/// a log (≤ 1 ulp), three products and a square root (which halves the
+/// relative error under it): ≤ 4u; kε·expm1(ε) two products and an expm1:
+/// ≤ 3u; the sum of two positive terms one more: ≤ 5u relative in all, i.e.
+/// ≤ 5 ulps (an ulp is ≥ u relative); 16 leave room for second-order terms.
+constexpr int kAdvancedUlps = 16;
+/// kδ + δ': a product and a sum of positive terms, ≤ 2u relative: 4 ulps
+/// (twice that, for room).
+constexpr int kAdvancedDeltaUlps = 4;
 
 void check_eps(double epsilon, const char* field = "epsilon") {
   if (!(epsilon >= 0) || !std::isfinite(epsilon))
@@ -111,6 +130,12 @@ EpsDelta compose_basic(double epsilon, double delta, std::int64_t k) {
   check_eps(epsilon);
   check_delta(delta);
   check_k(k);
+  // k is exact in a double (k < 2^53). Each product of the inputs is rounded
+  // to nearest, not up: for decimal inputs the exact kε is typically a short
+  // decimal (100 × 1e-8 = 1e-6) that the nearest double stands for, within the
+  // inputs' own decimal-to-double rounding; a step up would print 1.00001e-06
+  // in text. JSON and CSV print its decimal at or above the double
+  // (report::directed), which covers the decimal inputs' exact product.
   const double kd = static_cast<double>(k);
   return {kd * epsilon, std::min(1.0, kd * delta)};
 }
@@ -122,17 +147,20 @@ EpsDelta compose_advanced(double epsilon, double delta, std::int64_t k, double d
   if (!(delta_prime > 0 && delta_prime <= 1))
     throw InvalidParameter("delta_prime", "must be in (0, 1]");
   const double kd = static_cast<double>(k);
+  // log(1/δ') as −log δ' (one rounding, relative to its value, even for δ' near 1).
   const double eps =
-      epsilon * std::sqrt(2 * kd * std::log(1 / delta_prime)) + kd * epsilon * std::expm1(epsilon);
-  return {eps, std::min(1.0, kd * delta + delta_prime)};
+      epsilon * std::sqrt(2 * kd * -std::log(delta_prime)) + kd * epsilon * std::expm1(epsilon);
+  return {outward::up(eps, kAdvancedUlps),
+          std::min(1.0, outward::up(kd * delta + delta_prime, kAdvancedDeltaUlps))};
 }
 
 double advanced_slack(double delta, std::int64_t k, double target_delta) {
   check_delta(target_delta, "target_delta");
   check_delta(delta);
   check_k(k);
-  const double kd = static_cast<double>(k) * delta;
-  const double slack = target_delta - kd;
+  // kδ rounded up and the difference stepped down: kδ + δ' ≤ δ_total exactly.
+  const double kd = outward::product_up(static_cast<double>(k), delta);
+  const double slack = outward::difference_down(target_delta, kd);
   if (!(slack > kAdvancedMinSlack * target_delta))
     throw NoSolution("advanced composition needs target delta > k*delta = " + shown(kd) +
                      " (delta' = target delta - k*delta must be > 0 beyond rounding)");
@@ -167,7 +195,7 @@ double advanced_delta_prime(double epsilon, std::int64_t k, double epsilon_total
 double advanced_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
   check_delta(delta);
   const double dp = advanced_delta_prime(epsilon, k, epsilon_total);
-  return std::min(1.0, static_cast<double>(k) * delta + dp);
+  return std::min(1.0, outward::up(static_cast<double>(k) * delta + dp, kAdvancedDeltaUlps));
 }
 
 double basic_epsilon(double epsilon, double delta, std::int64_t k, double target_delta) {
@@ -223,6 +251,15 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   }
   const double ref = term(lo);
   if (ref == -kInf) return -kInf;
+  // Rounding-error bound of the result (u = 2⁻⁵³), added to it below: the
+  // peak's log of Loader's terms (ref_err); each term's gap ε' − (k − 2l)ε,
+  // which rounds by ≤ gap_err = 2u of its parts, moves the term Bin(l)·(1 − e^gap)
+  // by ≤ Bin(l)·gap_err: relative to the peak, w(l)·gap_err for the others and
+  // gap_err/(1 − e^{peak gap}) for the peak (accumulated in the sum below).
+  const double u = outward::kUnitRoundoff;
+  const double ref_err = kOptimalLogUlps * u * (std::abs(ref) + std::log(kd) + 1);
+  const double gap_err = 2 * u * (epsilon_total + kd * epsilon);
+  double weights = 1 / -std::expm1(epsilon_total - static_cast<double>(k - 2 * lo) * epsilon);
   // Sum outward from the peak. Past the peak each side decreases with ratios
   // that keep shrinking (log-concavity), so the rest of a side is at most
   // t/(1 − r) for the current term t and ratio r: stop when that is < kTailStop of the sum.
@@ -249,21 +286,33 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
       }
       const double t = w * factor(l);
       sum += t;
+      weights += w;
       const double r = t / prev;
       if (t == 0 || (r < 1 && t / (1 - r) < kTailStop * sum)) break;
       prev = t;
     }
     if (!(sum < kInf)) return 0;  // terms beyond double range: δ_opt ≤ 1 is all that is known
   }
-  return std::min(ref + std::log(sum), 0.0);  // δ_opt ≤ 1 (rounding can overshoot by an ulp)
+  // The sum: each weight drifts ≤ 2u per step over ≤ kResync steps between
+  // resyncs, each from an exp of Loader's form (its own error in ref_err's
+  // share), times a factor (expm1, ≤ 2u); the positive sum ≤ kOptimalSumUlps more;
+  // the omitted tails < kTailStop of it; the gaps' error relative to the sum.
+  const double sum_err = (2 * static_cast<double>(kResync) + kOptimalSumUlps) * u + kTailStop +
+                         gap_err * weights / sum;
+  const double ls = ref + std::log(sum);
+  return std::min(ls + ref_err + sum_err + u * std::abs(ls), 0.0);  // δ_opt ≤ 1
 }
 
 double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
   check_delta(delta);
-  const double ls = optimal_log_delta_sum(epsilon, k, epsilon_total);
-  // 1 − (1−δ)^k (1 − δ_opt) = −expm1(k·log1p(−δ) + log1p(−δ_opt)).
-  const double d_opt = std::exp(ls);
-  const double r = -std::expm1(static_cast<double>(k) * std::log1p(-delta) + std::log1p(-d_opt));
+  const double ls = optimal_log_delta_sum(epsilon, k, epsilon_total);  // an upper bound
+  // 1 − (1−δ)^k (1 − δ_opt) = −expm1(k·log1p(−δ) + log1p(−δ_opt)), decreasing
+  // in the exponent x: x is lowered by its rounding bound (two log1p ≤ 1 ulp,
+  // a product and a sum ≤ ½ ulp each: 3u of its parts), δ_opt's exp rounded up.
+  const double d_opt = std::min(1.0, outward::up(std::exp(ls), 1));
+  const double a = static_cast<double>(k) * std::log1p(-delta), b = std::log1p(-d_opt);
+  const double x = a + b - 3 * outward::kUnitRoundoff * (std::abs(a) + std::abs(b));
+  const double r = outward::up(-std::expm1(x), 2);  // expm1 ≤ 1 ulp
   return std::clamp(r, 0.0, 1.0);
 }
 
@@ -286,7 +335,7 @@ double optimal_epsilon(double epsilon, double delta, std::int64_t k, double targ
         "optimal composition cannot reach the target delta: it is below 1-(1-delta)^k");
   if (need == 0 || epsilon == 0) return kd * epsilon;  // δ_opt(ε') > 0 for every ε' < kε
   const double log_need = std::log(need);
-  if (optimal_log_delta_sum(epsilon, k, 0) <= log_need) return 0;
+  if (optimal_delta(epsilon, delta, k, 0) <= target_delta) return 0;  // an upper bound at 0
   auto f = [&](double e) {
     return std::max(optimal_log_delta_sum(epsilon, k, e), kLogDeltaFloor) - log_need;
   };

@@ -14,11 +14,15 @@
 #include "accounting/gaussian_mechanism.hpp"
 #include "accounting/laplace_mechanism.hpp"
 #include "accounting/mixture_dominance.hpp"
+#include "accounting/outward.hpp"
 #include "accounting/rdp_events.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
 namespace dpb {
 namespace {
+
+/// Ulps by which randomized response's pure ε is rounded up (its planner below).
+constexpr int kRandomizedResponseUlps = 8;
 
 using Step = CompositionAccountant::Step;
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -199,6 +203,9 @@ struct StepPlanner {
         eps = std::log1p(k * (1 - p) / p);
       else
         eps = std::max(std::log1p((k - 1) * (1 - p)), -std::log(p));
+      // Rounded up: 1 − p, a product, a quotient and log1p (whose condition
+      // number is ≤ 1), ≤ 4 ulps; twice that for room.
+      eps = outward::up(eps, kRandomizedResponseUlps);
     }
     return make(Step::Kind::fixed, eps);
   }

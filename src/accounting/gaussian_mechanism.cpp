@@ -9,6 +9,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/gdp.hpp"
+#include "accounting/outward.hpp"
 
 namespace dpb {
 namespace {
@@ -33,13 +34,14 @@ constexpr int kMaxNudges = 200;
 double gaussian_delta(double sigma, double epsilon, double sensitivity) {
   check_sigma(sigma);
   check_sensitivity(sensitivity);
-  return gdp_delta(sensitivity / sigma, epsilon);
+  // μ = Δ/σ rounded up: the profile grows with μ.
+  return gdp_delta(outward::quotient_up(sensitivity, sigma), epsilon);
 }
 
 double gaussian_epsilon(double sigma, double delta, double sensitivity) {
   check_sigma(sigma);
   check_sensitivity(sensitivity);
-  return gdp_epsilon(sensitivity / sigma, delta);
+  return gdp_epsilon(outward::quotient_up(sensitivity, sigma), delta);
 }
 
 double gaussian_epsilon_checked(double sigma, double delta, double sensitivity) {

@@ -9,6 +9,7 @@
 #include "accounting/errors.hpp"
 #include "accounting/event_walk.hpp"
 #include "accounting/gdp.hpp"
+#include "accounting/outward.hpp"
 #include "accounting/rdp_events.hpp"
 #include "accounting/rdp_without_replacement.hpp"
 
@@ -130,6 +131,7 @@ Plan<GdpTerm> gdp_plan(const DpEvent& event, std::optional<Neighbouring> relatio
 struct Parts {
   double exact_sq = 0;
   double clt_sq = 0;
+  double additions = 0;  ///< terms added into the two sums
   bool clt = false;
   bool clt_outside = false;  ///< a CLT part is far outside the theorem's regime
   bool poisson = false;
@@ -149,6 +151,7 @@ void collect(const Plan<GdpTerm>& plan, double mult, Parts& parts) {
     if (count <= 0) continue;
     const double n = mult * static_cast<double>(count);
     if (term.mu == 0) continue;
+    parts.additions += 1;
     if (term.clt) {
       parts.clt_sq += n * term.mu * term.mu;
       parts.clt = true;
@@ -183,13 +186,30 @@ void GdpAccountant::compose(const DpEvent& event, std::int64_t count) {
   p.without_replacement = plan.relations.replace_one;
   exact_sq_ += p.exact_sq;
   clt_sq_ += p.clt_sq;
+  additions_ += p.additions + 2;  // and the two additions just made
   clt_ = clt_ || p.clt;
   clt_outside_ = clt_outside_ || p.clt_outside;
   poisson_ = poisson_ || p.poisson;
   without_replacement_ = without_replacement_ || p.without_replacement;
 }
 
+/// Relative rounding of one term n·μᵢ² of mu()'s sum, in units of u = 2⁻⁵³:
+/// μᵢ = Δ·√k/σ (a square root, a product, a quotient: ≤ 3u), squared (≤ 2·3u
+/// + u) and multiplied by n (≤ u): ≤ 8u.
+constexpr double kMuTermRoundoff = 8;
+
+// μ = √(Σ nᵢμᵢ²) (Dong, Roth & Su 2022, Cor. 3.3). The sum of m positive terms,
+// each with relative error ≤ 8u, is within (8 + m)u of the exact sum
+// (recursive summation, Higham 2002, §4.2); the square root halves a relative
+// error and rounds once more. mu_upper() returns √ stepped up by (8 + m)u/2 + u
+// and one ulp for the multiplication.
 double GdpAccountant::mu() const { return std::sqrt(exact_sq_ + clt_sq_); }
+
+double GdpAccountant::mu_upper() const {
+  const double s = mu();
+  const double rel = ((kMuTermRoundoff + additions_) / 2 + 1) * outward::kUnitRoundoff;
+  return outward::up(s * (1 + rel), 1);
+}
 
 AttackBounds GdpAccountant::attack_bounds(std::span<const double> fprs) const {
   check_fprs(fprs);
@@ -230,7 +250,7 @@ Guarantee GdpAccountant::epsilon(double delta) const {
   if (!(delta > 0 && delta < 1)) throw InvalidParameter("delta", "must be in (0, 1)");
   Guarantee g = base();
   g.delta = delta;
-  g.epsilon = gdp_epsilon(mu(), delta);
+  g.epsilon = gdp_epsilon(mu_upper(), delta);
   return g;
 }
 
@@ -238,7 +258,7 @@ Guarantee GdpAccountant::delta(double epsilon) const {
   if (!(epsilon >= 0)) throw InvalidParameter("epsilon", "must be a number >= 0");
   Guarantee g = base();
   g.epsilon = epsilon;
-  g.delta = gdp_delta(mu(), epsilon);
+  g.delta = gdp_delta(mu_upper(), epsilon);
   return g;
 }
 

@@ -26,14 +26,18 @@ class GdpAccountant final : public Accountant {
   /// TPR ≤ Φ(Φ⁻¹(x) + μ), advantage 2Φ(μ/2) − 1 (approximate with a CLT part).
   AttackBounds attack_bounds(std::span<const double> fprs) const override;
 
-  /// μ of everything composed so far.
+  /// μ of everything composed so far, as computed (to nearest).
   double mu() const;
+  /// mu() rounded up past the rounding of its terms and their sum: an upper
+  /// bound on the exact μ of the double inputs, from which ε and δ are computed.
+  double mu_upper() const;
 
  private:
   Guarantee base() const;
 
-  double exact_sq_ = 0;  ///< Σ μᵢ² of exact (Gaussian) parts
-  double clt_sq_ = 0;    ///< Σ μᵢ² of central-limit parts
+  double exact_sq_ = 0;   ///< Σ μᵢ² of exact (Gaussian) parts
+  double clt_sq_ = 0;     ///< Σ μᵢ² of central-limit parts
+  double additions_ = 0;  ///< terms added into exact_sq_ and clt_sq_ (for mu()'s rounding bound)
   bool clt_ = false;
   bool clt_outside_ = false;  ///< see outside_clt_regime()
   bool poisson_ = false;

@@ -3,8 +3,10 @@
 // a threshold (given, or the best one at a Bonferroni cost), or the one-run
 // audit of Steinke, Nasr & Jagielski 2023. With the run flags (or --spec)
 // each accountant's claimed ε at --delta is printed beside it, and a sound
-// upper bound below the lower bound is an inconsistency (exit status 1): the
-// implementation or its accounting is wrong. The maths is accounting/audit.
+// upper bound below the lower bound is an inconsistency (exit status 1): if
+// the attack's outcomes are independent trials (what the Clopper–Pearson
+// bounds assume), the implementation or its accounting is wrong. The maths is
+// accounting/audit.
 #include "accounting/audit.hpp"
 
 #include <cmath>
@@ -29,6 +31,17 @@ namespace {
 
 /// Largest scores file read: 64 MiB, about 3 million score,label lines.
 constexpr std::size_t kMaxScoresBytes = std::size_t{64} << 20;
+
+/// What the counts and scores modes assume (their Clopper–Pearson bounds treat
+/// each member and non-member as an independent Bernoulli trial), and what to
+/// run instead for a single trained model: said in the output of both modes.
+constexpr const char* kIndependentTrialsNote =
+    "the counts must come from independent trials: each trial trains a model with the "
+    "target's membership randomised (in or out with probability 1/2) and attacks that model "
+    "once; members and non-members of one trained model are not independent trials. For a "
+    "single trained model use the one-run audit: train with m canaries each included with "
+    "probability 1/2, guess r of them, and run 'dpbudget audit --canaries m --guesses r "
+    "--correct v'";
 
 struct AuditFlags {
   std::vector<std::string> tp, fn, fp, tn, threshold, confidence, delta, canaries, guesses, correct;
@@ -142,6 +155,7 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
     rep.inputs.add("fp", report::integer(c.fp)).add("tn", report::integer(c.tn));
     const AuditBound b = audit_epsilon_lower(c, confidence, delta);
     rep.results.push_back(rate_row("counts", b));
+    note(rep, kIndependentTrialsNote);
     epsilon_lower = b.epsilon_lower;
   } else if (scores) {
     const auto s = read_scores(f.scores);
@@ -159,6 +173,7 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
     rep.inputs.add("thresholds_tried", report::integer(a.tests));
     report::Record r = rate_row(threshold ? "threshold" : "best threshold", a.bound);
     rep.results.push_back(std::move(r));
+    note(rep, kIndependentTrialsNote);
     if (!threshold)
       note(rep, "best of " + std::to_string(a.tests) +
                     " thresholds: each rate bound at level (1 - confidence)/(2 x " +
@@ -212,9 +227,14 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
       rep.results.push_back(std::move(r));
     }
     if (inconsistent)
-      warn(rep,
-           "the measured lower bound exceeds a claimed upper bound: the implementation or "
-           "its accounting is wrong");
+      warn(rep, one_run ? "the measured lower bound exceeds a claimed upper bound: the "
+                          "implementation or its accounting is wrong (if the canaries were "
+                          "included independently with probability 1/2)"
+                        : "the measured lower bound exceeds a claimed upper bound: if the "
+                          "counts come from independent trials (each training a model with "
+                          "the target's membership randomised), the implementation or its "
+                          "accounting is wrong; counts from one trained model show nothing "
+                          "(use the one-run audit: --canaries --guesses --correct)");
   }
   finish(rep, f.output, out, err);
   return inconsistent ? kBudgetExceeded : kOk;
@@ -227,20 +247,25 @@ Verb setup_audit(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "audit",
       "a lower bound on epsilon from a membership-inference attack's outcome, and whether a "
-      "claimed bound is consistent with it\n"
+      "claimed bound is consistent with it. The counts (--tp/--fn/--fp/--tn) and --scores "
+      "must come from independent trials, each training a model with the target's membership "
+      "randomised; for a single trained model use the one-run audit (--canaries --guesses "
+      "--correct)\n"
       "  example: dpbudget audit --tp 600 --fn 400 --fp 100 --tn 900 --delta 1e-5");
-  cmd->add_option("--tp", f->tp, "members the attack flagged (an integer >= 0)");
+  cmd->add_option("--tp", f->tp,
+                  "members the attack flagged (an integer >= 0), over independent trials");
   cmd->add_option("--fn", f->fn, "members the attack missed");
   cmd->add_option("--fp", f->fp, "non-members the attack flagged");
   cmd->add_option("--tn", f->tn, "non-members the attack did not flag");
   record_file(cmd->add_option("--scores", f->scores,
                               "file of 'score,label' lines (label 1 member, 0 not; '-' stdin) "
-                              "instead of the counts"));
+                              "instead of the counts, one line per independent trial"));
   cmd->add_option("--threshold", f->threshold,
                   "with --scores: flag a member when score >= this (default: the best threshold, "
                   "at a Bonferroni cost)");
   cmd->add_option("--canaries", f->canaries,
-                  "one-run audit: canaries, each included independently with probability 1/2");
+                  "one-run audit (one trained model): canaries, each included independently "
+                  "with probability 1/2");
   cmd->add_option("--guesses", f->guesses, "one-run audit: canaries guessed in or out");
   cmd->add_option("--correct", f->correct, "one-run audit: guesses that were right");
   cmd->add_option("--confidence", f->confidence,

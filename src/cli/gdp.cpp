@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "accounting/gdp_accountant.hpp"
+#include "accounting/outward.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
 #include "cli/result_rows.hpp"
@@ -45,6 +46,8 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   // A DP-SGD run: μ, bound, relation and notes from the gdp accountant, as
   // `epsilon --accountant gdp` reports them (they do not depend on the target).
   std::optional<Guarantee> run_guarantee;
+  // A run's μ rounded up past its rounding error: ε and δ are computed from it.
+  std::optional<double> mu_upper;
   if (given_mu) {
     mus = parse_list("--mu", f.mu, kNonNegative);
     rep.inputs.add("mu", report::numbers(mus));
@@ -56,6 +59,7 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
     GdpAccountant accountant{options};
     accountant.compose(*dp_sgd_event(run));
     mus.push_back(accountant.mu());
+    mu_upper = accountant.mu_upper();
     run_guarantee =
         solve_delta ? accountant.delta(targets.front()) : accountant.epsilon(targets.front());
     collect_remarks(*run_guarantee, rep, err);
@@ -69,6 +73,9 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
   const bool approximate = run_guarantee && run_guarantee->bound == BoundKind::approximate;
   for (double given : mus) {
     const double mu = gdp_group(given, group);
+    // ε and δ from kμ rounded up (the printed μ is kμ to nearest).
+    const double mu_safe =
+        outward::product_up(static_cast<double>(group), mu_upper.value_or(given));
     for (double target : targets) {
       report::Record r;
       r.add("method", report::text(approximate ? "gdp_clt" : "gdp"));
@@ -79,9 +86,9 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
       r.add("mu", report::number(mu, given_mu ? Rounding::nearest : Rounding::up));
       if (solve_delta) {
         r.add("epsilon", report::number(target));
-        r.add("delta", report::number(gdp_delta(mu, target), Rounding::up));
+        r.add("delta", report::number(gdp_delta(mu_safe, target), Rounding::up));
       } else {
-        r.add("epsilon", report::number(gdp_epsilon(mu, target), Rounding::up));
+        r.add("epsilon", report::number(gdp_epsilon(mu_safe, target), Rounding::up));
         r.add("delta", report::number(target));
       }
       rep.results.push_back(std::move(r));

@@ -307,7 +307,15 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   // only when asked for (--accountant).
   const bool defaulted = f.accountant.accountant.empty();
   Question question = make_question(run, choice, deltas, /*solve_delta=*/false);
-  Answer answer = dpb::answer(question);
+  Answer answer;
+  try {
+    answer = dpb::answer(question);
+  } catch (const UnsupportedEvent&) {
+    if (!defaulted) throw;
+    // None of the default accountants handles these events: every one.
+    question.accountants.names = parse_accountants({"all"});
+    answer = dpb::answer(question);
+  }
   std::vector<std::string> left_out;
   if (defaulted) {
     for (const auto& r : answer.rows)

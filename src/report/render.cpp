@@ -17,26 +17,30 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json json_number(double v) {
+/// A number as JSON, its text on the safe side of v for a bound (the JSON
+/// writer's own shortest decimal, checked by directed()).
+Json json_number(double v, Rounding r = Rounding::nearest) {
   if (std::isinf(v)) return v > 0 ? Json("inf") : Json("-inf");
-  return Json(v);
+  return Json(directed(v, r, [](double x) { return Json(x).dump(); }));
 }
 
 Json to_json(const Cell& cell) {
+  const Rounding r = cell.rounding;
   return std::visit(
-      [](const auto& v) -> Json {
+      [r](const auto& v) -> Json {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::monostate>) {
           return Json(nullptr);
         } else if constexpr (std::is_same_v<T, double>) {
-          return json_number(v);
+          return json_number(v, r);
         } else if constexpr (std::is_same_v<T, std::vector<double>>) {
           Json a = Json::array();
-          for (double x : v) a.push_back(json_number(x));
+          for (double x : v) a.push_back(json_number(x, r));
           return a;
         } else if constexpr (std::is_same_v<T, Pairs>) {
           Json a = Json::array();
-          for (const auto& [x, y] : v) a.push_back(Json::array({json_number(x), json_number(y)}));
+          for (const auto& [x, y] : v)
+            a.push_back(Json::array({json_number(x), json_number(y, r)}));  // x is an input
           return a;
         } else if constexpr (std::is_same_v<T, JsonText>) {
           return Json::parse(v.text);
@@ -73,7 +77,7 @@ Json to_json(const Record& record) {
 }
 
 std::string show_number(double v, Rounding r, const TextStyle& style) {
-  return style.digits > 0 ? format_number(v, style.digits, r) : format_shortest(v);
+  return style.digits > 0 ? format_number(v, style.digits, r) : format_shortest_directed(v, r);
 }
 
 std::string to_text(const Cell& cell, const TextStyle& style) {

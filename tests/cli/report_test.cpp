@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -34,6 +35,58 @@ TEST_CASE("shortest round-trip form for machines") {
   CHECK(format_shortest(1e-5) == "1e-05");
   CHECK(format_shortest(0.1) == "0.1");
   CHECK(std::strtod(format_shortest(1.0354900660362967).c_str(), nullptr) == 1.0354900660362967);
+}
+
+TEST_CASE("shortest decimals of bounds lie on the safe side, exactly") {
+  // The double nearest 0.1 is 0.1000000000000000055511151231257827...: "0.1"
+  // lies below it, so an upper bound prints the shortest decimal of the next
+  // double up, and a lower bound "0.1".
+  CHECK(compare_decimal("0.1", 0.1) < 0);
+  CHECK(compare_decimal("0.5", 0.5) == 0);
+  CHECK(compare_decimal("-0.1", -0.1) > 0);
+  CHECK(compare_decimal("1e-05", 1e-5) < 0);  // 1e-5 as a double is 1.0000000000000000818e-05
+  // 0.1 + 0.2 is 0.3000000000000000444089209850062616...
+  CHECK(compare_decimal("0.30000000000000004", 0.1 + 0.2) < 0);
+  CHECK(compare_decimal("0.30000000000000005", 0.1 + 0.2) > 0);
+  CHECK(format_shortest_directed(0.1, Rounding::up) == "0.10000000000000002");
+  CHECK(format_shortest_directed(0.1, Rounding::down) == "0.1");
+  CHECK(format_shortest_directed(0.1, Rounding::nearest) == "0.1");
+  CHECK(format_shortest_directed(0.5, Rounding::up) == "0.5");
+  CHECK(format_shortest_directed(std::numeric_limits<double>::infinity(), Rounding::up) == "inf");
+  // Property, against a 200-digit binary reading of the printed decimal (exact
+  // enough: a 17-digit decimal and a double differ by ≥ ~1e-27 relative unless equal).
+  using Big = boost::multiprecision::number<boost::multiprecision::cpp_bin_float<200>>;
+  double v = 1e-300;
+  for (int i = 0; i < 3000; ++i, v *= 1.2345678901234567) {
+    const std::string up = format_shortest_directed(v, Rounding::up);
+    const std::string down = format_shortest_directed(v, Rounding::down);
+    CAPTURE(v);
+    CAPTURE(up);
+    CAPTURE(down);
+    CHECK(Big(up) >= Big(v));
+    CHECK(Big(down) <= Big(v));
+    // Each reads back as v or as its neighbour on the safe side.
+    const double u = std::strtod(up.c_str(), nullptr), d = std::strtod(down.c_str(), nullptr);
+    CHECK((u == v || u == std::nextafter(v, 1e308)));
+    CHECK((d == v || d == std::nextafter(v, 0.0)));
+  }
+}
+
+TEST_CASE("JSON and CSV print an upper bound's decimal at or above the double") {
+  Report r;
+  r.command = "t";
+  r.results.push_back(Record{}
+                          .add("upper", number(0.1, Rounding::up))
+                          .add("lower", number(0.1, Rounding::down))
+                          .add("input", number(0.1)));
+  std::ostringstream json, csv;
+  render(r, Format::json, json);
+  render(r, Format::csv, csv);
+  const auto doc = nlohmann::json::parse(json.str());
+  CHECK(doc["results"][0]["upper"].get<double>() == std::nextafter(0.1, 1.0));
+  CHECK(doc["results"][0]["lower"].get<double>() == 0.1);
+  CHECK(doc["results"][0]["input"].get<double>() == 0.1);
+  CHECK(csv.str().find("0.10000000000000002,0.1,0.1") != std::string::npos);
 }
 
 namespace {
@@ -127,12 +180,15 @@ TEST_CASE("pairs: a JSON array of [x, y] arrays, text (x,y) with y rounded as th
   const auto& p = j["results"][0]["points"];
   REQUIRE(p.size() == 3);
   CHECK(p[0] == nlohmann::json::array({0.0, 1.0}));
-  CHECK(p[1][1] == 0.123456789);
+  // Rounded down: the decimal 0.123456789 lies above the double nearest it
+  // (0.12345678899999999733...), so the next double down is printed.
+  CHECK(p[1][1] == std::nextafter(0.123456789, 0.0));
+  CHECK(p[1][0] == 0.5);  // x is an input, as given
   CHECK(p[2][1] == "inf");
   std::ostringstream text;
   render(r, Format::text, text);
   CHECK(text.str() == "points\n(0,1) (0.5,0.123456) (1,inf)\n");
   std::ostringstream csv;
   render(r, Format::csv, csv);
-  CHECK(csv.str() == "points\n\"(0,1) (0.5,0.123456789) (1,inf)\"\n");
+  CHECK(csv.str() == "points\n\"(0,1) (0.5,0.12345678899999998) (1,inf)\"\n");
 }

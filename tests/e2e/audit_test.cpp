@@ -42,6 +42,56 @@ TEST_CASE("audit: an attack that beats the claimed bound exits 1 and says why") 
   CHECK(r.err.find("exceeds a claimed upper bound") != std::string::npos);
 }
 
+// Issue 24, item 5: counts from one trained model are not independent
+// trials. A mechanism that is (4e-5, 1e-5)-DP (q 0.001, sigma 50, 10 steps)
+// cannot be beaten by any attack over independent trials, so a perfect
+// attack's counts say only that they were not such trials: the output says
+// what the counts assume, the inconsistency is conditional on it, and the
+// one-run audit is offered for a single model.
+TEST_CASE("audit: counts assume independent trials and say so") {
+  const auto r = run_dpbudget({"audit", "--tp", "1000", "--fn", "0", "--fp", "0", "--tn", "1000",
+                               "--delta", "1e-5", "-q", "0.001", "--sigma", "50", "--steps", "10",
+                               "--accountant", "pld"});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("if the counts come from independent trials") != std::string::npos);
+  CHECK(r.err.find("--canaries --guesses --correct") != std::string::npos);
+  // The bare claim "the implementation or its accounting is wrong" is made
+  // only under that condition.
+  CHECK(r.err.find("upper bound: the implementation") == std::string::npos);
+  CHECK(r.out.find("note: the counts must come from independent trials") != std::string::npos);
+  CHECK(r.out.find("one-run audit") != std::string::npos);
+  CHECK(r.out.find("dpbudget audit --canaries m --guesses r --correct v") != std::string::npos);
+  // JSON carries the same note (the run still exits 1).
+  const auto j =
+      run_dpbudget({"audit", "--tp",    "1000",    "--fn",         "0",   "--fp",     "0",
+                    "--tn",  "1000",    "--delta", "1e-5",         "-q",  "0.001",    "--sigma",
+                    "50",    "--steps", "10",      "--accountant", "pld", "--format", "json"});
+  CHECK(j.status == 1);
+  const auto doc = nlohmann::json::parse(j.out);
+  bool noted = false;
+  for (const auto& n : doc["notes"])
+    noted = noted || n.get<std::string>().find("independent trials") != std::string::npos;
+  CHECK(noted);
+}
+
+TEST_CASE("audit: scores mode states the independent-trials assumption, one-run mode does not") {
+  const auto s = run_dpbudget({"audit", "--scores", "-"}, "0.9,1\n0.9,1\n0.1,0\n0.1,0\n");
+  CHECK(s.status == 0);
+  CHECK(s.out.find("note: the counts must come from independent trials") != std::string::npos);
+  const auto one =
+      run_dpbudget({"audit", "--canaries", "1000", "--guesses", "100", "--correct", "100"});
+  CHECK(one.status == 0);
+  CHECK(one.out.find("independent trials") == std::string::npos);
+  CHECK(one.out.find("one-run audit") != std::string::npos);
+}
+
+TEST_CASE("audit: --help states the independent-trials assumption and offers the one-run audit") {
+  const auto h = run_dpbudget({"audit", "--help"});
+  CHECK(h.status == 0);
+  CHECK(h.out.find("independent trials") != std::string::npos);
+  CHECK(h.out.find("one-run audit") != std::string::npos);
+}
+
 TEST_CASE("audit: scores at a threshold and at the best one, the one-run audit") {
   const std::string file = "/tmp/dpbudget_audit_scores_" + std::to_string(::getpid());
   {

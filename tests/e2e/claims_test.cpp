@@ -16,6 +16,7 @@
 #include "run.hpp"
 #include "run_json.hpp"
 
+using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::Run;
 using dpb::test::run_dpbudget;
@@ -28,14 +29,6 @@ const std::vector<std::string> kDpSgd = {"-q", "0.01", "--sigma", "1.1", "--step
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-std::vector<json> json_lines(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(json::parse(line));
-  return out;
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -214,6 +207,16 @@ TEST_CASE("report: the headline states the recommended bound with its claim and 
   const auto warn = w.out.find("delta x N = 0.6");
   REQUIRE(warn != std::string::npos);
   CHECK(warn < w.out.find("## Parameters"));
+}
+
+TEST_CASE("report: events none of its default accountants handle are stated by the others") {
+  // A sampled epsilon_delta event: only composition amplifies it.
+  const Run r = run_dpbudget(
+      {"report", "--spec", "-", "--delta", "1e-5"},
+      R"({"self_composed":{"count":10,"event":{"poisson_sampled":{"sampling_probability":0.1,)"
+      R"("event":{"epsilon_delta":{"epsilon":1,"delta":1e-7}}}}}})");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("a sound upper bound (composition accountant)") != std::string::npos);
 }
 
 TEST_CASE("agreement: epsilon, sweep, report, risk and plot give the same rows and claims") {

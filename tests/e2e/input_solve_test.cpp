@@ -14,6 +14,7 @@
 #include "run_json.hpp"
 
 using dpb::test::check_refused;
+using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
@@ -24,13 +25,6 @@ std::string str(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
-}
-
-std::vector<Json> json_lines(const std::string& text) {
-  std::vector<Json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
 }
 
 /// ε of `epsilon -q 0.01 --sigma sigma --steps 1000 --delta 1e-5` (rdp).

@@ -13,18 +13,12 @@
 #include "run_json.hpp"
 
 using dpb::test::check_refused;
+using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
 
 namespace {
-
-std::vector<Json> json_lines(const std::string& text) {
-  std::vector<Json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
-}
 
 const std::string kRun =
     R"("noise_multiplier":1,"steps":1000,"delta":1e-5,"dataset_size":1000,"batch_size":10)";

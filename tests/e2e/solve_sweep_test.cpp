@@ -11,6 +11,7 @@
 
 #include "run_json.hpp"
 
+using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
@@ -28,13 +29,6 @@ double epsilon_of(const std::string& q, const std::string& sigma, const std::str
   const auto j = json_of(run_dpbudget({"epsilon", "-q", q, "--sigma", sigma, "--steps", steps,
                                        "--delta", delta, "--format", "json"}));
   return j["results"][0]["epsilon"].get<double>();
-}
-
-std::vector<Json> json_lines(const std::string& text) {
-  std::vector<Json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(Json::parse(line));
-  return out;
 }
 
 }  // namespace
