@@ -116,7 +116,7 @@ void bench_process(const char* title, const std::vector<const char*>& args, int 
 }
 
 void bench_optimal_composition() {
-  // SPEC §4: exact optimal composition of k = 10⁶ (ε, δ)-DP mechanisms.
+  // docs/composition.md#optimal: exact optimal composition of k = 10⁶ (ε, δ)-DP mechanisms.
   const auto t0 = Clock::now();
   const double eps = dpb::optimal_epsilon(0.001, 1e-12, 1'000'000, 1e-5);
   std::printf(

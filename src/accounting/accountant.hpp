@@ -31,7 +31,7 @@ enum class BoundKind { upper, approximate, lower, estimate };
 std::string_view to_string(BoundKind b);
 
 /// What the lower end of an interval (PLD's `epsilon_lower`, `delta_lower`,
-/// `tpr_lower`, `advantage_lower`) says about the run (SPEC §12). PLD
+/// `tpr_lower`, `advantage_lower`) says about the run (docs/claims.md#attained-pairs). PLD
 /// composes, for each part of the run, a pair of output distributions. When
 /// every pair is *attained* by some pair of neighbouring datasets for this
 /// mechanism, the exact value of the composed pair is the run's, so the lower
@@ -76,7 +76,7 @@ struct Guarantee {
 };
 
 /// What an accountant can say about membership-inference attacks on
-/// everything composed so far (SPEC §11): bounds on the true-positive rate
+/// everything composed so far (docs/risk.md#trade-off-bound): bounds on the true-positive rate
 /// (power) of any test between neighbouring datasets at each false-positive
 /// rate asked, and on the advantage max_x (TPR(x) − x), which is the total
 /// variation distance, i.e. δ at ε = 0.
@@ -95,10 +95,11 @@ struct AttackBounds {
   std::vector<std::string> notes;
 };
 
-/// Conversion from Rényi DP to (ε, δ), SPEC §3.
+/// Conversion from Rényi DP to (ε, δ), docs/rdp.md#conversion.
 enum class RdpConversion { improved, classic };
 
-/// Composition theorem for (ε, δ) mechanisms, SPEC §4.
+/// Composition theorem for (ε, δ) mechanisms: docs/composition.md#basic,
+/// docs/composition.md#advanced, docs/composition.md#optimal.
 enum class CompositionMethod { basic, advanced, optimal };
 std::string_view to_string(CompositionMethod m);
 
@@ -141,7 +142,7 @@ class Accountant {
   /// tighter characterisation override it.
   virtual AttackBounds attack_bounds(std::span<const double> fprs) const;
   /// A closed-form guess of the largest n with ε(n-fold `step`) ≤ epsilon at
-  /// δ, for accountants that have one (RDP, SPEC §8). Calibration checks it.
+  /// δ, for accountants that have one (RDP, docs/rdp.md#steps-closed-form). Calibration checks it.
   virtual std::optional<std::int64_t> largest_count_hint(const DpEvent& /*step*/,
                                                          double /*epsilon*/,
                                                          double /*delta*/) const {

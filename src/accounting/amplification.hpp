@@ -1,5 +1,7 @@
 #pragma once
-// Privacy amplification by subsampling for (ε, δ)-DP mechanisms, SPEC §5.
+// Privacy amplification by subsampling for (ε, δ)-DP mechanisms,
+// docs/composition.md#amplification-poisson and
+// docs/composition.md#amplification-without-replacement.
 // Pure functions; InvalidParameter on bad input.
 #include <cstdint>
 

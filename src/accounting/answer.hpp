@@ -1,7 +1,7 @@
 #pragma once
-// One question about one run, and its answer (SPEC §12): which rows (every
-// chosen accountant's guarantee at each target, and beside a shuffled or
-// balls-in-bins run its companions: a lower-bound row and the Poisson
+// One question about one run, and its answer (docs/claims.md#recommended,
+// docs/claims.md#budget-gate): which rows (every chosen accountant's guarantee at each target, and
+// beside a shuffled or balls-in-bins run its companions: a lower-bound row and the Poisson
 // estimate), what each row claims, which row is recommended, which
 // accountants gave no answer and why; and the budget gate, a function of the
 // answer. Every verb that reports on a run (epsilon, delta, sweep, risk,
@@ -59,7 +59,7 @@ struct AnswerRow {
   /// The sampling scheme the row is computed under, when the question is
   /// about a DP-SGD run (the Poisson estimate's is poisson).
   std::optional<Sampling> sampling;
-  /// The smallest sound upper bound at its target (SPEC §12).
+  /// The smallest sound upper bound at its target (docs/claims.md#recommended).
   bool recommended = false;
 };
 
@@ -84,7 +84,7 @@ Answer answer(const Question& question);
 /// approximation, a lower bound or an estimate.
 void mark_recommended(std::vector<AnswerRow>& rows, bool solve_delta);
 
-/// The budget gate (SPEC §12) on an answer to an ε question: a run is over
+/// The budget gate (docs/claims.md#budget-gate) on an answer to an ε question: a run is over
 /// budget iff at some δ its recommended row (its smallest sound upper bound)
 /// exceeds `budget`. Approximations, lower bounds and estimates neither pass
 /// nor fail it; a run without a sound upper bound at some δ cannot pass.
@@ -102,7 +102,7 @@ struct BudgetCheck {
 };
 BudgetCheck check_budget(const Question& question, const Answer& answer, double budget);
 
-/// Every chosen accountant's attack bounds (SPEC §11) at `fprs`, under the
+/// Every chosen accountant's attack bounds (docs/risk.md#trade-off-bound) at `fprs`, under the
 /// rules of answer(): in order, with the reason of an accountant that gives
 /// none; one named alone that gives none is an error. Lower ends are
 /// claimed as answer() claims them (`lower_end`).

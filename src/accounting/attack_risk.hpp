@@ -1,6 +1,6 @@
 #pragma once
 // What an (ε, δ), Rényi or Gaussian-DP guarantee says about membership
-// inference (SPEC §11). A membership-inference attack is a test between the
+// inference (docs/risk.md#trade-off-bound). A membership-inference attack is a test between the
 // output laws of two neighbouring datasets; its false-positive rate x is its
 // type I error and its true-positive rate is 1 − (type II error). Any
 // mechanism with trade-off function f (Dong, Roth & Su 2022, Def. 2.1) lets
@@ -43,7 +43,7 @@ double tpr_bound_rdp(std::span<const double> orders, std::span<const double> rdp
 /// Precision of a flagged record's membership at prior π (the posterior
 /// probability that a record the attack flags was used): π·TPR / (π·TPR +
 /// (1 − π)·FPR), increasing in TPR, so a TPR upper bound gives an upper bound
-/// (SPEC §11). 1 when FPR = 0 and TPR > 0.
+/// (docs/risk.md#precision). 1 when FPR = 0 and TPR > 0.
 double precision_bound(double prior, double tpr, double fpr);
 
 /// The default of Accountant::attack_bounds(): the accountant's own privacy

@@ -85,7 +85,7 @@ AuditBound audit_epsilon_lower(const AttackCounts& c, double confidence, double 
   b.fnr = static_cast<double>(c.fn) / static_cast<double>(members);
   b.fpr_upper = clopper_pearson_upper(c.fp, others, b.alpha);
   b.fnr_upper = clopper_pearson_upper(c.fn, members, b.alpha);
-  // SPEC §11. Both rate bounds are > 0 (α < 1), so the ratios are finite.
+  // docs/risk.md#audit-bound. Both rate bounds are > 0 (α < 1), so the ratios are finite.
   // Each candidate rounded toward less privacy loss: a lower bound must not be overstated.
   const double e = std::max({log_ratio_lower(delta, b.fpr_upper, b.fnr_upper),
                              log_ratio_lower(delta, b.fnr_upper, b.fpr_upper), 0.0});

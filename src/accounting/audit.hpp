@@ -1,5 +1,5 @@
 #pragma once
-// Lower bounds on ε from a membership-inference attack's outcome (SPEC §11):
+// Lower bounds on ε from a membership-inference attack's outcome (docs/risk.md#audit-bound):
 // what an audit with known members and non-members, or the one-run audit of
 // Steinke, Nasr & Jagielski 2023, shows about the true privacy loss. No I/O.
 #include <cstdint>
@@ -30,7 +30,7 @@ struct AuditBound {
   double epsilon_lower = 0;             ///< rounded toward less privacy loss
 };
 
-/// ε_lower at `confidence` and δ (SPEC §11; Kairouz, Oh & Viswanath 2015,
+/// ε_lower at `confidence` and δ (docs/risk.md#audit-bound; Kairouz, Oh & Viswanath 2015,
 /// Thm 2.1: an (ε, δ)-DP mechanism's tests satisfy FPR + e^ε·FNR ≥ 1 − δ and
 /// FNR + e^ε·FPR ≥ 1 − δ): with FPR_u and FNR_u one-sided upper bounds each
 /// at level (1 − confidence)/(2·tests) (Bonferroni over `tests` thresholds

@@ -300,8 +300,8 @@ CountSolution largest_count(const std::function<EventPtr(std::int64_t)>& event_o
                           ? "one step already spends epsilon "
                           : "one step already gives " + oracle.quantity() + " ") +
                      num(g1.epsilon) + " > " + num(target_epsilon));
-  // A closed form (RDP, SPEC §8) gives the answer up to rounding: check it and
-  // its neighbour, and fall back to the search when the check fails.
+  // A closed form (RDP, docs/rdp.md#steps-closed-form) gives the answer up to rounding: check it
+  // and its neighbour, and fall back to the search when the check fails.
   auto acc = make_accountant(oracle.accountant, oracle.options);
   // (The closed form is of ε only.)
   if (auto hint = oracle.measure == Measure::epsilon

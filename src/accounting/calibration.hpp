@@ -1,10 +1,9 @@
 #pragma once
-// Calibration (SPEC §8): ε is monotone — decreasing in σ, increasing in the
-// number of steps and in q — so each question "which largest/smallest value
-// meets ε ≤ target?" is a bracketing search followed by bisection. Every
-// solver works with any registered accountant and returns the value on the
-// safe side (σ rounded up, T and q rounded down) together with the guarantee
-// it actually achieves.
+// Calibration (docs/calibration.md#monotonicity): ε is monotone — decreasing in σ, increasing in
+// the number of steps and in q — so each question "which largest/smallest value meets ε ≤ target?"
+// is a bracketing search followed by bisection. Every solver works with any registered accountant
+// and returns the value on the safe side (σ rounded up, T and q rounded down) together with the
+// guarantee it actually achieves.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -14,8 +13,8 @@
 
 namespace dpb {
 
-/// What a solver keeps at or below its target: ε at δ (SPEC §8), or a
-/// membership-inference risk (SPEC §11) — the TPR bound at one FPR, or the
+/// What a solver keeps at or below its target: ε at δ (docs/calibration.md#safe-side), or a
+/// membership-inference risk (docs/calibration.md#risk-targets) — the TPR bound at one FPR, or the
 /// advantage (δ at ε = 0). Each is monotone like ε: smaller with more noise,
 /// larger with more steps or a larger sampling rate.
 enum class Measure { epsilon, tpr, advantage };

@@ -1,5 +1,6 @@
 #pragma once
-// k-fold homogeneous composition of (ε, δ)-DP mechanisms, SPEC §4. Pure
+// k-fold homogeneous composition of (ε, δ)-DP mechanisms: docs/composition.md#basic,
+// docs/composition.md#advanced, docs/composition.md#optimal. Pure
 // functions; InvalidParameter on bad input, NoSolution when a target δ is
 // below what the theorem can ever give.
 #include <cstdint>

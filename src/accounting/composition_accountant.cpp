@@ -62,9 +62,9 @@ std::int64_t checked_add(std::int64_t a, std::int64_t b) {
 
 /// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
 /// A leaf becomes one Step: its per-use (ε0, δ0) profile, amplified when
-/// sampled (SPEC §5). `relation`: the neighbouring relation the user fixed,
-/// or nullopt (inferred: sampled_without_replacement fixes replace-one, every
-/// other leaf is read under add/remove, as before).
+/// sampled (docs/composition.md#amplification-poisson). `relation`: the neighbouring relation the
+/// user fixed, or nullopt (inferred: sampled_without_replacement fixes replace-one, every other
+/// leaf is read under add/remove, as before).
 struct StepPlanner {
   std::optional<Neighbouring> relation;
 
@@ -85,9 +85,9 @@ struct StepPlanner {
     st.delta = delta;
     return st;
   }
-  /// A per-use (ε, δ) step under `s`: amplified by sampling (SPEC §5; Balle,
-  /// Barthe & Gaboardi 2018, Thm 8 for Poisson under add/remove or
-  /// replace-special, Thm 9 without replacement under replace-one).
+  /// A per-use (ε, δ) step under `s`: amplified by sampling
+  /// (docs/composition.md#amplification-poisson; Balle, Barthe & Gaboardi 2018, Thm 8 for Poisson
+  /// under add/remove or replace-special, Thm 9 without replacement under replace-one).
   P sampled(Step st, const Sampling& s, std::string_view name) const {
     if (auto why = epoch_refusal("composition", s, false, relation)) return P::refuse(*why);
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
@@ -250,9 +250,10 @@ struct StepPlanner {
   }
 };
 
+/// docs/composition.md#homogeneous.
 constexpr const char* kHeterogeneous =
-    "composition: only repetitions of one mechanism are supported (homogeneous composition, "
-    "SPEC 4); this run mixes different mechanisms or parameters";
+    "composition: only repetitions of one mechanism are supported (homogeneous composition); "
+    "this run mixes different mechanisms or parameters";
 
 /// The one Step that `event` repeats (after `held`, what the accountant
 /// already holds) and how often, or why the theorems do not apply.
@@ -283,13 +284,14 @@ Collected collect(const DpEvent& event, std::int64_t mult, const std::optional<S
   return c;
 }
 
-// Per-step (ε0, δ0) profile of the mechanism, after amplification (§5).
+// Per-step (ε0, δ0) profile of the mechanism, after amplification
+// (docs/composition.md#per-step-profiles).
 // δ0 ≤ max_step_delta(step).
 
 /// Relative round-up of the closed-form profiles below (a few roundings).
 constexpr double kProfileRoundUp = 8 * std::numeric_limits<double>::epsilon();
 
-/// Whether the step is a sampled one (amplified, §5).
+/// Whether the step is a sampled one (amplified: docs/composition.md#amplification-poisson).
 bool amplified(const Step& s) {
   return s.kind == Step::Kind::sampled_gaussian ||
          ((s.kind == Step::Kind::fixed || s.kind == Step::Kind::zcdp) && s.q < 1);

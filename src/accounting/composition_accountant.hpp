@@ -6,17 +6,16 @@
 
 namespace dpb {
 
-/// (ε, δ) composition accountant, SPEC §4–§5: k repetitions of one mechanism
+/// (ε, δ) composition accountant (docs/composition.md#delta-split): k repetitions of one mechanism
 /// (gaussian, laplace, a Poisson / without-replacement sampled gaussian, an
 /// (ε, δ)-DP, ε-DP or zCDP event, sampled or not, tree aggregation).
-/// Each step gets (ε0, δ0) from its exact profile (§2.1, §2.4), sampled steps
-/// are amplified (§5), and the k steps are composed with the basic, advanced
-/// or optimal theorem (AccountantOptions::composition). The split of the total
-/// δ between the steps and the theorem's slack is searched to minimise ε (or,
-/// for delta(ε), to minimise δ); every split is a valid bound, so the result
-/// is an upper bound whether or not the search finds the best split.
-/// Different mechanisms in one run are not supported (the theorems are for
-/// homogeneous composition).
+/// Each step gets (ε0, δ0) from its exact profile (docs/composition.md#per-step-profiles), sampled
+/// steps are amplified (docs/composition.md#amplification-poisson), and the k steps are composed
+/// with the basic, advanced or optimal theorem (AccountantOptions::composition). The split of the
+/// total δ between the steps and the theorem's slack is searched to minimise ε (or, for delta(ε),
+/// to minimise δ); every split is a valid bound, so the result is an upper bound whether or not the
+/// search finds the best split. Different mechanisms in one run are not supported (the theorems are
+/// for homogeneous composition).
 class CompositionAccountant final : public Accountant {
  public:
   /// One step of the run.

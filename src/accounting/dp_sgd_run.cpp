@@ -57,7 +57,7 @@ namespace {
 /// The step of a Poisson-sampled run whose unit of privacy is a user of k
 /// records, each clipped to norm 1: the user's contribution to a step is the
 /// number of their records in the batch, Binomial(k, q), so the step is
-/// N(0, σ²) against Σ_j C(k,j) q^j (1−q)^{k−j} N(j, σ²) (SPEC §10; Ganesh
+/// N(0, σ²) against Σ_j C(k,j) q^j (1−q)^{k−j} N(j, σ²) (docs/sampling.md#user-level; Ganesh
 /// 2024, arXiv 2401.10294).
 EventPtr user_level_poisson_step(double q, double sigma, std::int64_t k) {
   MixtureOfGaussiansEvent m{sigma, {}, binomial_weights(k, q)};

@@ -1,5 +1,5 @@
 #pragma once
-// A DP-SGD run (SPEC §1): q and T directly, or TensorFlow-Privacy style from
+// A DP-SGD run (docs/sampling.md#dp-sgd-run): q and T directly, or TensorFlow-Privacy style from
 // the dataset size N, batch size B and epochs E, with q = B/N and
 // T = ⌈E·N/B⌉ (or, with a last-batch rule, E whole epochs of ⌊N/B⌋ or ⌈N/B⌉
 // steps); and the privacy event it is. No I/O. The rules which
@@ -30,11 +30,11 @@ enum class Sampling {
 /// DataLoader (`drop_last`; its `len()` is ⌊N/B⌋ when dropping, else
 /// ⌈N/B⌉): dropped, E·⌊N/B⌋ steps (TensorFlow Privacy's MNIST tutorial), or
 /// kept as a smaller batch, E·⌈N/B⌉ steps (Opacus). Without a rule the run
-/// has T = ⌈E·N/B⌉ steps (a fractional last epoch, SPEC §1).
+/// has T = ⌈E·N/B⌉ steps (a fractional last epoch, docs/sampling.md#last-batch).
 enum class LastBatch { drop, keep };
 
 /// A complete run: q, σ and T, plus N, B, epochs when they were given.
-/// With gradient accumulation (SPEC §13) B is the logical batch, the
+/// With gradient accumulation (docs/sampling.md#gradient-accumulation) B is the logical batch, the
 /// physical micro-batch × accumulation_steps: it is what is sampled, and T
 /// counts optimizer steps (one noisy release per logical batch).
 struct DpSgdRun {
@@ -51,7 +51,7 @@ struct DpSgdRun {
   std::int64_t accumulation_steps = 1;  ///< micro-batches per optimizer step (batch_size / k each)
 };
 
-/// The neighbouring relation a run is analysed under (SPEC §10): add_remove
+/// The neighbouring relation a run is analysed under (docs/sampling.md#relations): add_remove
 /// for Poisson sampling and balls-in-bins, replace_one without replacement,
 /// replace_special (zero-out: the dataset size stays fixed) for shuffling.
 Neighbouring run_relation(const DpSgdRun& run);
@@ -74,9 +74,9 @@ EventPtr poisson_estimate_event(const DpSgdRun& run);
 /// true ε. With every other record's gradient 0, the record (or the null
 /// record) sits in a uniformly random one of the t = N/B batches of each
 /// epoch, independently across epochs: exactly the random-allocation pair
-/// (SPEC §10) of ⌊T/t⌋ whole epochs, so any lower bound on that pair's ε is
-/// one on the shuffled run's (a run of more epochs or a user of more records
-/// can only lose more).
+/// (docs/sampling.md#shuffle-lower-bound) of ⌊T/t⌋ whole epochs, so any lower bound on that pair's
+/// ε is one on the shuffled run's (a run of more epochs or a user of more records can only lose
+/// more).
 EventPtr shuffle_lower_bound_event(const DpSgdRun& run);
 
 /// The run as a privacy event: T self-composed steps, each a Gaussian on a
@@ -89,7 +89,8 @@ EventPtr dp_sgd_event(const DpSgdRun& run);
 /// composed as unamplified Gaussian releases at σ/k.
 bool event_is_the_run(const DpSgdRun& run);
 
-/// The parameters of a run, as SPEC §1 and the JSON keys name them.
+/// The parameters of a run, as docs/sampling.md#dp-sgd-run and the JSON keys
+/// name them.
 enum class RunField {
   sampling_rate,
   noise_multiplier,

@@ -82,7 +82,7 @@ struct Planned {
   Planned() = default;
 };
 
-/// Which neighbouring relations the sampled leaves of an event fix (SPEC §1):
+/// Which neighbouring relations the sampled leaves of an event fix (docs/sampling.md#relations):
 /// Poisson sampling is analysed under add/remove, sampling without
 /// replacement under replace-one. Unsampled leaves hold under either.
 struct Relations {
@@ -126,7 +126,7 @@ inline bool is_epoch_sampling(const Sampling& s) {
 /// `random_allocation` (nullopt: analyse it). Only a Gaussian is analysed
 /// there. A shuffled epoch keeps the dataset size, so it is analysed under
 /// replace_one or replace_special, never add_remove (adding a record moves
-/// others between batches). Random allocation's pair (SPEC §10) is the one of
+/// others between batches). Random allocation's pair (docs/pld.md#random-allocation) is the one of
 /// add_remove and of replace_special, not of replace_one.
 inline std::optional<std::string> epoch_refusal(std::string_view accountant, const Sampling& s,
                                                 bool is_gaussian,

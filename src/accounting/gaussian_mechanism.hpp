@@ -1,6 +1,6 @@
 #pragma once
-// The Gaussian mechanism as an (ε, δ) mechanism, SPEC §2.1: its exact privacy
-// profile and σ calibration. Pure functions; InvalidParameter on bad input.
+// The Gaussian mechanism as an (ε, δ) mechanism, docs/mechanisms.md#gaussian-profile: its exact
+// privacy profile and σ calibration. Pure functions; InvalidParameter on bad input.
 #include <vector>
 
 namespace dpb {

@@ -1,7 +1,8 @@
 #pragma once
 // Gaussian differential privacy (Dong, Roth & Su 2022, "Gaussian Differential
 // Privacy", JRSS-B; Bu, Dong, Long & Su 2020, "Deep Learning with Gaussian
-// Differential Privacy"), SPEC §6. Pure functions; arguments are validated
+// Differential Privacy"): docs/gdp.md#gdp-profile, docs/gdp.md#composition,
+// docs/gdp.md#clt-poisson. Pure functions; arguments are validated
 // with InvalidParameter.
 #include <cstdint>
 #include <span>

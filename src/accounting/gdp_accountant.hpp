@@ -4,7 +4,7 @@
 namespace dpb {
 
 /// Gaussian DP accountant (Dong, Roth & Su 2022; Bu, Dong, Long & Su 2020),
-/// SPEC §6. Keeps Σμᵢ² (μ-GDP composes as √Σμᵢ²):
+/// docs/gdp.md#composition. Keeps Σμᵢ² (μ-GDP composes as √Σμᵢ²):
 ///  - gaussian σ: μ = 1/σ, exact;
 ///  - poisson_sampled gaussian (q, σ): the central-limit contribution
 ///    q²(e^{1/σ²} − 1) per step (approximate; q = 1 is the exact Gaussian);

@@ -1,5 +1,5 @@
 #pragma once
-// The Laplace mechanism as an (ε, δ) mechanism, SPEC §2.4. Pure functions;
+// The Laplace mechanism as an (ε, δ) mechanism, docs/mechanisms.md#laplace. Pure functions;
 // InvalidParameter on bad input.
 namespace dpb {
 

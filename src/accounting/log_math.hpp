@@ -1,6 +1,6 @@
 #pragma once
 // Log-space helpers shared by the accountants. Privacy quantities such as the
-// moments A_α of SPEC §2.2 span thousands of orders of magnitude, so sums are
+// moments A_α of docs/rdp.md#subsampled-gaussian span thousands of orders of magnitude, so sums are
 // carried as logarithms. Every helper is a template over the floating type so
 // the same code runs in double, long double and Boost.Multiprecision
 // (cpp_bin_float_50) when a caller needs more digits.

@@ -48,7 +48,7 @@ inline MixtureDominance dominating_sampled_gaussian(const MixtureOfGaussiansEven
 
 /// Binomial(k, q) probabilities of 0..k, from log-gamma (finite for large
 /// k), normalised to sum to 1: the weights of a user's k Poisson-sampled
-/// records in one batch (SPEC §10).
+/// records in one batch (docs/sampling.md#user-level).
 inline std::vector<double> binomial_weights(std::int64_t k, double q) {
   std::vector<double> w;
   const double kd = static_cast<double>(k);

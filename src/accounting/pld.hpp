@@ -1,5 +1,5 @@
 #pragma once
-// Tight (ε, δ) accounting with privacy loss distributions (SPEC §7).
+// Tight (ε, δ) accounting with privacy loss distributions (docs/pld.md#privacy-loss).
 //
 // A privacy loss distribution (PLD) of a pair (P, Q) is the law of
 // X = log(dP/dQ)(z), z ∼ P; its privacy profile is
@@ -19,7 +19,7 @@
 namespace dpb::pld {
 
 /// Remove: P is the law with the record (for add/remove, P = (1−q)μ0 + qμ1
-/// and Q = μ0); add swaps P and Q (SPEC §7).
+/// and Q = μ0); add swaps P and Q (docs/pld.md#directions).
 enum class Direction { remove, add };
 
 /// A point mass of a discrete privacy loss: P-mass `mass` at loss `loss`
@@ -196,8 +196,8 @@ struct Interval {
   std::vector<std::string> notes;
 };
 
-/// Bounds on membership-inference attacks against the composition (SPEC
-/// §11): at each false-positive rate, [lower, upper] around the largest
+/// Bounds on membership-inference attacks against the composition
+/// (docs/pld.md#trade-off-curve): at each false-positive rate, [lower, upper] around the largest
 /// true-positive rate of any test, and [lower, upper] around the advantage
 /// max_x (TPR(x) − x) = δ(0).
 struct TradeoffInterval {

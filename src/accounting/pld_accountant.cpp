@@ -148,7 +148,7 @@ struct PldPlanner {
   static Planned<PldTerm> no_loss() { return PldTerm{}; }
 
   /// One epoch of random allocation, k of t steps. For k = 1 the pair of
-  /// SPEC §10 (random_allocation.hpp). For k > 1: a uniform k-subset of the
+  /// docs/pld.md#random-allocation (random_allocation.hpp). For k > 1: a uniform k-subset of the
   /// t steps is what one gets by cutting the steps, by a uniformly random
   /// permutation, into k groups of sizes ⌈t/k⌉ (t mod k of them) and ⌊t/k⌋,
   /// then picking one step per group uniformly (the chosen set always has k

@@ -12,7 +12,7 @@
 
 namespace dpb {
 
-/// Tight accountant with privacy loss distributions (SPEC §7): keeps the
+/// Tight accountant with privacy loss distributions (docs/pld.md#privacy-loss): keeps the
 /// composed releases and, on each query, discretises, composes by FFT and
 /// reports ε (or δ) as a sound interval, refining the grid until the interval
 /// is narrower than `pld_tolerance` relative to its upper end.

@@ -1,9 +1,10 @@
 #pragma once
-// What the stages of the PLD accountant (pld.hpp, SPEC §7) share. Included
+// What the stages of the PLD accountant (pld.hpp, docs/pld.md#privacy-loss) share. Included
 // only by src/accounting/pld_*.cpp; not part of the library's interface.
 //
 // Method and error terms, one numbered stage per file (the numbers are cited
-// in the code):
+// in the code; docs/pld.md restates each, from docs/pld.md#one-release to
+// docs/pld.md#refinement):
 //   (1), (2)  one release, connect-the-dots         pld_discretise.cpp,
 //                                                   pld_mixture.cpp, pld_atoms.cpp
 //   (3)       lower bound by coupling; reading      pld_bounds.cpp
@@ -18,7 +19,7 @@
 //     the remove-direction loss is L(z) = log((1−q) + q·r(z)), r = dμ1/dμ0,
 //     nondecreasing in z (r(z) = exp((2z−1)/(2σ²)) for the Gaussian,
 //     exp((|z| − |z−1|)/b) for Laplace), z ∼ μ; the add direction has loss −L(z),
-//     z ∼ μ0 (SPEC §7). Because L is monotone, P(X ≤ l) and Q(X ≤ l) are CDFs of
+//     z ∼ μ0 (docs/pld.md#directions). Because L is monotone, P(X ≤ l) and Q(X ≤ l) are CDFs of
 //     μ and μ0 at the generalised inverse of L, so bucket masses are exact
 //     differences of normal / Laplace CDFs, taken on the accurate side (erfc
 //     in the upper tail). The same holds for pairs of Gaussian mixtures with a
@@ -77,7 +78,7 @@
 //     codelets are not individually proven to meet the constant.
 // (6) Refinement. Both directions are composed on one grid Δ (the add
 //     direction on a second thread) and the interval takes, end by end, the
-//     larger of the two (SPEC §7: the result is the max over both
+//     larger of the two (docs/pld.md#directions: the result is the max over both
 //     directions). Δ shrinks until (upper − lower) meets the tolerance; the
 //     loop stops early, with a note, when the width stops shrinking (the
 //     terms of (2)–(5) that do not depend on Δ dominate) or the grid reaches

@@ -14,7 +14,7 @@
 //  - gaussian_mixture: P = Σ_i p_i N(c_i, s²), c_i ≥ 0, Q = N(0, s²)
 //    (Choquette-Choo, Ganesh, Steinke & Thakurta 2023, arXiv 2310.15526,
 //    §3): L' = E[c | z]/s² ≥ 0.
-// The add direction has loss −L(z), z ∼ Q (SPEC §7).
+// The add direction has loss −L(z), z ∼ Q (docs/pld.md#directions).
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Stage (6) of the PLD method (pld_internal.hpp): the refinement loop. Both
-// directions are composed on a grid Δ (SPEC §7: the result is the max over
+// directions are composed on a grid Δ (docs/pld.md#directions: the result is the max over
 // both), Δ shrinks until the interval [lower, upper] meets the tolerance, and
 // the loop stops with a note when the grid limit or the Δ-independent error
 // terms are reached.

@@ -6,7 +6,7 @@
 // records; each step releases its batch's sum of clipped gradients (norm ≤ 1)
 // plus N(0, σ²) noise; add/remove neighbours (replace_special is the same pair).
 //
-// The pair (SPEC §10). With every other record's contribution known, the
+// The pair (docs/pld.md#random-allocation). With every other record's contribution known, the
 // epoch's output is y ∈ ℝ^t with P = (1/t)·Σ_i N(e_i, σ²I) (the record present,
 // in step i) against Q = N(0, σ²I). With X_i = exp((2y_i − 1)/(2σ²)),
 // dP/dQ(y) = S/t, S = Σ_i X_i: the privacy loss depends on y only through S.

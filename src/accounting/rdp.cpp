@@ -1,5 +1,6 @@
 // Rényi DP of the Poisson-subsampled Gaussian mechanism and the conversion of
-// RDP curves to (ε, δ). SPEC §2.1, §2.2, §2.4 and §3.
+// RDP curves to (ε, δ): docs/rdp.md#subsampled-gaussian, docs/rdp.md#laplace,
+// docs/rdp.md#conversion.
 //
 // References
 //  [M17]   I. Mironov, "Rényi Differential Privacy", CSF 2017.
@@ -8,7 +9,7 @@
 //  [BBGHS20] B. Balle, G. Barthe, M. Gaboardi, J. Hsu, T. Sato, "Hypothesis
 //          Testing Interpretations and Renyi Differential Privacy", AISTATS 2020.
 //
-// Notation (SPEC §2.2): q sampling rate, σ noise multiplier, μ0 = N(0, σ²),
+// Notation (docs/rdp.md#subsampled-gaussian): q sampling rate, σ noise multiplier, μ0 = N(0, σ²),
 // r(z) = μ1(z)/μ0(z) = exp((2z − 1)/(2σ²)) the likelihood ratio and
 //   A_α = E_{z∼μ0}[((1 − q) + q·r(z))^α],   ρ(α) = log(A_α)/(α − 1)
 // ([MTZ19] §3, eq. (2)–(4)). Since E[r] = 1 we compute B = A_α − 1 rather than
@@ -623,7 +624,7 @@ double rdp_laplace(double scale, double alpha) {
 }
 
 // ---------------------------------------------------------------------------
-// RDP → (ε, δ), SPEC §3.
+// RDP → (ε, δ): docs/rdp.md#conversion, docs/rdp.md#kl-shortcut.
 //  classic  [M17] Prop. 3:     ε = ρ(α) + log(1/δ)/(α−1),  δ = e^{(α−1)(ρ(α)−ε)}.
 //  improved [BBGHS20] Thm. 21: ε = ρ(α) + log((α−1)/α) − (log δ + log α)/(α−1),
 //                              log δ = (α−1)(ρ(α) − ε + log(1 − 1/α)) − log α.

@@ -1,6 +1,7 @@
 #pragma once
 // Rényi differential privacy of the mechanisms dpbudget knows, and the
-// conversion of an RDP curve to (ε, δ). SPEC §2 and §3.
+// conversion of an RDP curve to (ε, δ). docs/rdp.md#definition and
+// docs/rdp.md#conversion.
 #include <limits>
 #include <span>
 #include <vector>
@@ -19,7 +20,7 @@ inline constexpr double kConversionRoundUp = 8 * std::numeric_limits<double>::ep
 /// sorted, without duplicates.
 std::vector<double> default_rdp_orders();
 
-/// log A_α of the Poisson-subsampled Gaussian (SPEC §2.2), α > 1, q ∈ [0, 1],
+/// log A_α of the Poisson-subsampled Gaussian (docs/rdp.md#subsampled-gaussian), α > 1, q ∈ [0, 1],
 /// σ > 0. Exact to ~1e-10 relative in A_α and never below the truth by more
 /// than that; +inf where A_α overflows the double range.
 double log_a_poisson_gaussian(double q, double sigma, double alpha);
@@ -34,16 +35,16 @@ std::vector<double> rdp_poisson_gaussian(double q, double sigma, std::span<const
 /// Gaussian mechanism: α/(2σ²).
 double rdp_gaussian(double sigma, double alpha);
 
-/// Laplace mechanism (Mironov 2017, Prop. 6), SPEC §2.4.
+/// Laplace mechanism (Mironov 2017, Prop. 6), docs/rdp.md#laplace.
 double rdp_laplace(double scale, double alpha);
 
 struct RdpEpsilon {
   double epsilon;    ///< +inf when every order gives +inf
   double order;      ///< the argmin
-  bool kl_shortcut;  ///< ε = 0 from the Bretagnolle–Huber shortcut (SPEC §3)
+  bool kl_shortcut;  ///< ε = 0 from the Bretagnolle–Huber shortcut (docs/rdp.md#kl-shortcut)
 };
 
-/// The conversion term c(α) of SPEC §3, so that ε = ρ_T(α) + c(α) at order α:
+/// The conversion term c(α) (docs/rdp.md#conversion), so that ε = ρ_T(α) + c(α) at order α:
 /// classic −log δ/(α−1); improved log(1 − 1/α) − (log δ + log α)/(α−1).
 /// `magnitude` bounds the absolute values summed, for rounding error.
 struct ConversionTerm {
@@ -52,7 +53,7 @@ struct ConversionTerm {
 };
 ConversionTerm rdp_conversion_term(double alpha, double log_delta, RdpConversion conversion);
 
-/// ε(δ) from an RDP curve (`rdp[i]` at `orders[i]`, already composed), SPEC §3.
+/// ε(δ) from an RDP curve (`rdp[i]` at `orders[i]`, already composed), docs/rdp.md#conversion.
 RdpEpsilon epsilon_from_rdp(std::span<const double> orders, std::span<const double> rdp,
                             double delta, RdpConversion conversion);
 
@@ -61,7 +62,7 @@ struct RdpDelta {
   double order;
 };
 
-/// δ(ε) from an RDP curve, SPEC §3.
+/// δ(ε) from an RDP curve, docs/rdp.md#conversion.
 RdpDelta delta_from_rdp(std::span<const double> orders, std::span<const double> rdp, double epsilon,
                         RdpConversion conversion);
 

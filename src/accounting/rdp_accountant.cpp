@@ -32,15 +32,15 @@ using RdpPlan = Plan<RdpTerm>;
 /// (kReplaceOneSensitivity = 2 under replace-one, else 1).
 struct RdpTerm {
   enum class Kind {
-    gaussian,          ///< ρ(α) = α/(2(σ/s)²) (Mironov 2017, Prop. 7)
-    laplace,           ///< Mironov 2017, Prop. 6, scale b/s
-    poisson_gaussian,  ///< SPEC §2.2 (Mironov, Talwar & Zhang 2019), add/remove, replace-special
-    wor_gaussian,      ///< SPEC §2.3 (Wang, Balle & Kasiviswanathan 2019), replace-one only
-    zero,              ///< no_op
-    infinite,          ///< non_private: +inf at every order
-    pure_dp,           ///< an ε-DP mechanism: binary randomized response (rdp_pure_dp)
-    zcdp,              ///< ξ + ρα (Bun & Steinke 2016, Def. 1.1)
-    exponential,       ///< min(ξ + ε²α/8, ε) (Cesar & Rogers 2021, Sec. 3)
+    gaussian,             ///< ρ(α) = α/(2(σ/s)²) (Mironov 2017, Prop. 7)
+    laplace,              ///< Mironov 2017, Prop. 6, scale b/s
+    poisson_gaussian,     ///< docs/rdp.md#subsampled-gaussian; add/remove, replace-special
+    wor_gaussian,         ///< docs/rdp.md#without-replacement; replace-one only
+    zero,                 ///< no_op
+    infinite,             ///< non_private: +inf at every order
+    pure_dp,              ///< an ε-DP mechanism: binary randomized response (rdp_pure_dp)
+    zcdp,                 ///< ξ + ρα (Bun & Steinke 2016, Def. 1.1)
+    exponential,          ///< min(ξ + ε²α/8, ε) (Cesar & Rogers 2021, Sec. 3)
     randomized_response,  ///< exact k-ary RR, replace-one or replace-special
     tree,                 ///< Gaussian of sensitivity √depth (Kairouz et al. 2021, App. D)
     repeat_and_select,    ///< Papernot & Steinke 2022 of `inner`
@@ -309,7 +309,7 @@ const std::vector<double>& poisson_gaussian_curve(double q, double sigma,
 }
 
 /// Slack on "ρ is nondecreasing in α" for computed values: each is within
-/// about 1e-10 relative of the truth (SPEC §2.2), so a computed ρ(α) is at
+/// about 1e-10 relative of the truth (docs/rdp.md#accuracy-guard), so a computed ρ(α) is at
 /// least (1 − 1e-9) times a computed ρ at any lower order.
 constexpr double kMonotoneSlack = 1e-9;
 
@@ -407,7 +407,7 @@ std::vector<double> plan_curve(const RdpPlan& plan, const std::vector<double>& o
                                Neighbouring relation);
 
 // Leaves without sampling hold under either relation, with the sensitivity of
-// that relation: the SPEC's σ and b (and the discrete mechanisms' noise) are
+// that relation (docs/sampling.md#relations): σ and b (and the discrete mechanisms' noise) are
 // relative to the add/remove sensitivity 1 (one record's contribution), and
 // replacing a record moves the query by up to kReplaceOneSensitivity = 2 of
 // them, so under replace-one the Gaussian has ρ(α) = 2²·α/(2σ²) and the Laplace
@@ -717,7 +717,7 @@ std::optional<std::int64_t> RdpAccountant::largest_count_hint(const DpEvent& ste
   double best = -1;
   for (std::size_t i = 0; i < orders_.size(); ++i) {
     const double a = orders_[i];
-    // ε(T) at order α is T·ρ(α) + c(α) (SPEC §3).
+    // ε(T) at order α is T·ρ(α) + c(α) (docs/rdp.md#steps-closed-form).
     const double c = rdp_conversion_term(a, std::log(delta), conversion_).value;
     if (!(rho[i] < INFINITY)) continue;
     const double t =

@@ -8,7 +8,7 @@ namespace dpb {
 
 /// The moments accountant: keeps the composed RDP curve ρ(α) on a fixed set of
 /// orders (RDP composes additively, Mironov 2017 Prop. 1) and converts it to
-/// (ε, δ) on demand (SPEC §3).
+/// (ε, δ) on demand (docs/rdp.md#conversion).
 class RdpAccountant final : public Accountant {
  public:
   explicit RdpAccountant(const AccountantOptions& options);
@@ -20,7 +20,7 @@ class RdpAccountant final : public Accountant {
   /// The trade-off implied by every order at once (tpr_bound_rdp), with the
   /// extra δ of epsilon_delta events; the advantage is δ at ε = 0.
   AttackBounds attack_bounds(std::span<const double> fprs) const override;
-  /// SPEC §8: T = max_α ⌊(ε − c(α)) / ρ(α)⌋, c(α) the conversion term.
+  /// docs/rdp.md#steps-closed-form: T = max_α ⌊(ε − c(α)) / ρ(α)⌋, c(α) the conversion term.
   std::optional<std::int64_t> largest_count_hint(const DpEvent& step, double epsilon,
                                                  double delta) const override;
 
@@ -47,7 +47,7 @@ class RdpAccountant final : public Accountant {
   mutable std::vector<double> rdp_;
   /// Everything composed, read under add/remove and under replace-one. A
   /// poisson_sampled event fixes add/remove, a sampled_without_replacement
-  /// event fixes replace-one (SPEC §1); mixing them is refused.
+  /// event fixes replace-one (docs/sampling.md#relations); mixing them is refused.
   mutable std::vector<double> rdp_add_remove_;
   std::vector<double> rdp_replace_one_;
   bool has_add_remove_ = false;

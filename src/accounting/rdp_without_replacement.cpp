@@ -1,5 +1,5 @@
 // Rényi DP of the subsampled Gaussian mechanism under sampling without
-// replacement and replace-one neighbouring, SPEC §2.3.
+// replacement and replace-one neighbouring, docs/rdp.md#without-replacement.
 //
 // References
 //  [WBK19] Y.-X. Wang, B. Balle, S. Kasiviswanathan, "Subsampled Rényi

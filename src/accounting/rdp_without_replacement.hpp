@@ -1,11 +1,11 @@
 #pragma once
 // Rényi DP of the Gaussian mechanism under sampling without replacement
-// (fixed batch of m records out of N, replace-one neighbouring), SPEC §2.3:
+// (fixed batch of m records out of N, replace-one neighbouring), docs/rdp.md#without-replacement:
 // the bound of Wang, Balle & Kasiviswanathan 2019, as used by dp_accounting
 // for SampledWithoutReplacementDpEvent. See rdp_without_replacement.cpp.
 //
 // Sensitivity convention. σ is the noise standard deviation divided by the L2
-// clipping norm (SPEC §1). Replacing one record moves the clipped sum by up to
+// clipping norm (docs/sampling.md#relations). Replacing one record moves the clipped sum by up to
 // twice the clipping norm, so the base Gaussian has sensitivity 2 under
 // replace-one and RDP ε(α) = α·2²/(2σ²) = 2α/σ². (dp_accounting instead reads
 // its noise multiplier relative to the replace-one sensitivity, i.e. ε(α) =

@@ -52,7 +52,7 @@ CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::
         // Largest batch size B in [1, N]; with epochs fixed, T = ⌈E·N/B⌉ (or
         // E·⌊N/B⌋, E·⌈N/B⌉ with --last-batch) falls as B grows. With k
         // accumulation steps the micro-batch b in [1, N/k] is solved for and
-        // the logical batch B = b·k is what is sampled (SPEC §13).
+        // the logical batch B = b·k is what is sampled (docs/sampling.md#gradient-accumulation).
         const std::int64_t n = *run.dataset_size;
         const std::int64_t k = run.accumulation_steps;
         auto steps_for = [&](std::int64_t b) {

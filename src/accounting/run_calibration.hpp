@@ -1,5 +1,5 @@
 #pragma once
-// Calibration of a DP-SGD run (SPEC §8): the completed run whose unknown —
+// Calibration of a DP-SGD run (docs/calibration.md#safe-side): the completed run whose unknown —
 // σ, the steps, or the sampling rate (the batch size when N is known) — is
 // solved so that the measure stays at or below its target, built on the
 // generic solvers of calibration.hpp (one event per candidate value).
@@ -36,7 +36,7 @@ struct CalibratedRun {
 /// `accountant`: the smallest σ, the largest T (with the epochs it makes), or
 /// the largest q (the largest batch size when N is known; with accumulation
 /// steps k, the micro-batch, the logical batch b·k being what is sampled,
-/// SPEC §13). The accountants are asked under the run's relation
+/// docs/sampling.md#gradient-accumulation). The accountants are asked under the run's relation
 /// (run_neighbouring). Throws NoSolution, InvalidParameter, RunParameterError.
 CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::string& accountant,
                             const AccountantOptions& options, double target, const RunTarget& what,

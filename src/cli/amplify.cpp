@@ -1,6 +1,6 @@
 // dpbudget amplify: privacy amplification by subsampling of an (ε, δ)-DP
-// mechanism (SPEC §5): Poisson sampling (add/remove) or sampling without
-// replacement (replace-one).
+// mechanism (docs/composition.md#amplification-poisson): Poisson sampling (add/remove) or sampling
+// without replacement (replace-one).
 #include <array>
 #include <memory>
 
@@ -17,7 +17,8 @@ namespace dpb::cli {
 namespace {
 
 /// The schemes with an amplification theorem for an (ε, δ)-DP mechanism
-/// (SPEC §5); shuffling and balls-in-bins have none here.
+/// (docs/composition.md#amplification-without-replacement); shuffling and balls-in-bins have none
+/// here.
 constexpr std::array<Choice<Sampling>, 2> kAmplifySamplingChoices{{
     {"poisson", Sampling::poisson},
     {"without-replacement", Sampling::without_replacement},

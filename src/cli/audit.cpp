@@ -1,5 +1,5 @@
 // dpbudget audit: a lower bound on ε from a membership-inference attack's
-// outcome (SPEC §11): counts on known members and non-members, scores with
+// outcome (docs/risk.md#audit-bound): counts on known members and non-members, scores with
 // a threshold (given, or the best one at a Bonferroni cost), or the one-run
 // audit of Steinke, Nasr & Jagielski 2023. With the run flags (or --spec)
 // each accountant's claimed ε at --delta is printed beside it, and a sound

@@ -1,5 +1,6 @@
-// dpbudget compose: k-fold composition of one (ε, δ)-DP mechanism (SPEC §4),
-// ε at each --target-delta or δ at each --target-epsilon, one row per method.
+// dpbudget compose: k-fold composition of one (ε, δ)-DP mechanism (docs/composition.md#basic,
+// docs/composition.md#advanced, docs/composition.md#optimal), ε at each --target-delta or δ at each
+// --target-epsilon, one row per method.
 #include <array>
 #include <memory>
 #include <optional>

@@ -26,7 +26,7 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   const Answer answer = dpb::answer(question);
   auto rep = answer_report(solve_delta ? "delta" : "epsilon", std::move(run.inputs), question,
                            answer, err);
-  // The budget gate, on the run's smallest sound upper bound (SPEC §12):
+  // The budget gate, on the run's smallest sound upper bound (docs/claims.md#budget-gate):
   // stdout keeps the full table; stderr says why the run fails.
   std::optional<BudgetCheck> check;
   if (budget) check = check_budget(question, answer, *budget);

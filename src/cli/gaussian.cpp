@@ -1,5 +1,5 @@
 // dpbudget gaussian: the noise a Gaussian mechanism needs for (ε, δ)-DP
-// (SPEC §2.1), by the analytic calibration (Balle & Wang 2018) and the
+// (docs/mechanisms.md#gaussian-profile), by the analytic calibration (Balle & Wang 2018) and the
 // classic one (Dwork & Roth 2014, valid for ε < 1 only); and the other way,
 // given the noise (--sigma or --noise-sd), ε at each --delta or δ at each
 // --epsilon by the same two methods. The maths is accounting/gaussian_mechanism.

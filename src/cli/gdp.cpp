@@ -1,4 +1,4 @@
-// dpbudget gdp: the (ε, δ) guarantees of a μ-GDP mechanism (SPEC §6), for a
+// dpbudget gdp: the (ε, δ) guarantees of a μ-GDP mechanism (docs/gdp.md#gdp-profile), for a
 // given μ or for the μ the gdp accountant gives a DP-SGD run (the central-limit
 // μ, an approximation, with the accountant's notes; q = 1 is exact).
 #include "accounting/gdp.hpp"

@@ -1,4 +1,4 @@
-// dpbudget laplace: the scale of a Laplace mechanism for ε-DP (SPEC §2.4);
+// dpbudget laplace: the scale of a Laplace mechanism for ε-DP (docs/mechanisms.md#laplace);
 // and the other way, given the scale (--scale): its pure ε, ε at each
 // --delta, or δ at each --epsilon. The maths is accounting/laplace_mechanism.
 #include <memory>

@@ -126,7 +126,7 @@ void loader_paragraphs(report::Document& doc, const Answer& answer, const DpSgdR
 }
 
 /// "In plain words: ..." from the recommended accountant's attack bound at
-/// the smallest asked false-positive rate (SPEC §11); empty without one.
+/// the smallest asked false-positive rate (docs/risk.md#trade-off-bound); empty without one.
 std::string risk_in_words(const std::vector<AttackBounds>& risks, const AnswerRow* best,
                           const std::vector<double>& fprs) {
   if (!best || fprs.empty()) return "";
@@ -186,7 +186,7 @@ report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& 
   row("sampling rate q", plain(run.sampling_rate));
   if (run.dataset_size) row("dataset size N", std::to_string(*run.dataset_size));
   if (run.batch_size && run.accumulation_steps > 1) {
-    // The logical batch is what is sampled (SPEC §13).
+    // The logical batch is what is sampled (docs/sampling.md#gradient-accumulation).
     row("batch size B (logical: micro-batch x accumulation steps)",
         std::to_string(*run.batch_size));
     row("micro-batch", std::to_string(*run.batch_size / run.accumulation_steps));

@@ -112,7 +112,7 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
     r.add("epsilon_upper", report::visible(report::number(g.epsilon, Rounding::up), Show::wide));
   }
   // The lower end of an interval whose pair only dominates the run is not a
-  // bound on the run: only the accuracy of the upper end (SPEC §12), shown as
+  // bound on the run: only the accuracy of the upper end (docs/claims.md#accuracy), shown as
   // the interval's width and named so.
   if (const auto& low = solved_delta ? g.delta_lower : g.epsilon_lower; low) {
     r.add("lower_end",

@@ -1,5 +1,5 @@
 // dpbudget risk: what a run's guarantee says about membership inference
-// (SPEC §11): for each accountant, a bound on any attacker's true-positive
+// (docs/risk.md#trade-off-bound): for each accountant, a bound on any attacker's true-positive
 // rate at each --fpr, the precision of its guesses at each --prior, and the
 // largest advantage TPR − FPR; or the trade-off curves drawn (-o FILE).
 #include "cli/risk.hpp"
@@ -85,8 +85,8 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
   using report::Rounding;
   bool accuracy = false;
   for (const AttackBounds& a : answers) {
-    // The lower ends bound the run only when its pairs are attained (SPEC
-    // §12); otherwise they are the accuracy of the upper ends.
+    // The lower ends bound the run only when its pairs are attained
+    // (docs/claims.md#attained-pairs); otherwise they are the accuracy of the upper ends.
     const bool bounds_run = a.lower_end == LowerEnd::lower_bound;
     accuracy = accuracy || (!bounds_run && !a.tpr_lower.empty());
     for (std::size_t i = 0; i < a.fpr.size(); ++i) {

@@ -394,10 +394,10 @@ std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
 
 namespace {
 
-/// The batch that is sampled (SPEC §13): the physical micro-batch B times the
-/// accumulation steps k, B·k; B itself when k = 1. Refuses k > 1 where it can
-/// only be a mistake: beside q given directly (q is then already the rate of
-/// one optimizer step), without B, and a logical batch larger than N.
+/// The batch that is sampled (docs/sampling.md#gradient-accumulation): the physical micro-batch B
+/// times the accumulation steps k, B·k; B itself when k = 1. Refuses k > 1 where it can only be a
+/// mistake: beside q given directly (q is then already the rate of one optimizer step), without B,
+/// and a logical batch larger than N.
 std::optional<std::int64_t> logical_batch(const DpSgdValues& v, Unknown unknown, Naming naming) {
   auto n = [naming](RunParam p) { return name_of(p, naming); };
   using P = RunParam;

@@ -222,7 +222,7 @@ inline constexpr std::array<Choice<Unknown>, 5> kSolveKeyChoices{{
 RunParam solved_parameter(Unknown unknown);
 
 /// Checks which parameters go together and derives q = B/N and
-/// T = ⌈E·N/B⌉ (SPEC §1; E whole epochs of ⌊N/B⌋ or ⌈N/B⌉ steps with a
+/// T = ⌈E·N/B⌉ (docs/sampling.md#dp-sgd-run; E whole epochs of ⌊N/B⌋ or ⌈N/B⌉ steps with a
 /// last-batch rule, which goes with epochs only). The unknown's fields are
 /// left unset.
 DpSgdRun derive(const DpSgdValues& values, Unknown unknown, Naming naming = Naming::flags);

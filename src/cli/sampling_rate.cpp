@@ -1,4 +1,5 @@
-// dpbudget sampling-rate: the largest q (or batch size) with ε ≤ target (SPEC §8).
+// dpbudget sampling-rate: the largest q (or batch size) with ε ≤ target
+// (docs/calibration.md#sampling-rate).
 #include "cli/solve.hpp"
 #include "cli/verbs.hpp"
 

@@ -1,4 +1,4 @@
-// dpbudget sigma: the smallest noise multiplier with ε ≤ target (SPEC §8).
+// dpbudget sigma: the smallest noise multiplier with ε ≤ target (docs/calibration.md#sigma).
 #include "cli/solve.hpp"
 #include "cli/verbs.hpp"
 

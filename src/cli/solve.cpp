@@ -114,7 +114,7 @@ struct SolverFlags {
   AccountantFlags accountant;
   OutputFlags output;
   std::vector<std::string> epsilons, deltas;
-  std::vector<std::string> max_tpr, at_fpr, max_advantage;  ///< risk targets (SPEC §11)
+  std::vector<std::string> max_tpr, at_fpr, max_advantage;  ///< docs/calibration.md#risk-targets
   std::string tolerance, max_sigma;
 };
 
@@ -171,7 +171,7 @@ int run_risk_solver(const SolverFlags& f, const std::string& name, Unknown unkno
   rep.footnotes.push_back(
       measure == Measure::tpr
           ? "note: tpr: the largest true-positive rate of any membership-inference attack at "
-            "false-positive rate at_fpr (SPEC 11), at most target_tpr"
+            "false-positive rate at_fpr, at most target_tpr"
           : "note: advantage: the largest TPR - FPR of any membership-inference attack (the "
             "total variation distance, delta at epsilon 0), at most target_advantage");
   emit(rep, f.output, out);

@@ -1,4 +1,4 @@
-// dpbudget steps: the largest number of steps with ε ≤ target (SPEC §8).
+// dpbudget steps: the largest number of steps with ε ≤ target (docs/calibration.md#steps).
 #include "cli/solve.hpp"
 #include "cli/verbs.hpp"
 

@@ -1,5 +1,5 @@
 // dpbudget tradeoff: the f-DP trade-off curve (Dong, Roth & Su 2022) of
-// μ-GDP or of (ε, δ)-DP (SPEC §6), on an even grid of type I errors x.
+// μ-GDP or of (ε, δ)-DP (docs/gdp.md#trade-off-functions), on an even grid of type I errors x.
 #include <memory>
 
 #include "accounting/gdp.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // What the claims tests share: a question about an event, and the numbers an
-// answer claims as sound lower and upper bounds on the run's ε (SPEC §12).
+// answer claims as sound lower and upper bounds on the run's ε (docs/claims.md#lower-bound).
 #include <string>
 #include <utility>
 #include <vector>

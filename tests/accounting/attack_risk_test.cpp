@@ -1,4 +1,4 @@
-// Attack-risk bounds (SPEC §11): true-positive rates at given false-positive
+// Attack-risk bounds (docs/risk.md#trade-off-bound): true-positive rates at given false-positive
 // rates and the advantage, from every accountant. Checked against closed
 // forms (one Gaussian release is exactly μ-GDP with μ = 1/σ; an (ε, δ) pair's
 // two-line curve; the randomized-response advantage (e^ε − 1)/(e^ε + 1)),

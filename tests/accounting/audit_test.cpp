@@ -1,4 +1,4 @@
-// Audits (SPEC §11): Clopper–Pearson bounds against exact binomial tails
+// Audits (docs/risk.md#audit-bound): Clopper–Pearson bounds against exact binomial tails
 // computed here, the ε lower bound's formula, its behaviour (0 for random
 // guessing, growing with the counts at fixed rates), the best-threshold
 // search, and the one-run audit's p-value against a direct sum.

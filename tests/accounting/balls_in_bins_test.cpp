@@ -1,8 +1,8 @@
 // Balls-in-bins (random allocation) with the PLD accountant, and the lower
-// bound of a shuffled run (issue 15, SPEC §10): dp_accounting's interval, the
-// closed forms at t = 1 and k = t, an independent quadrature at t = 2, and
-// the order of the schemes (balls-in-bins ≤ shuffle's upper bound, a
-// shuffled run's lower bound ≤ its upper bound).
+// bound of a shuffled run (issue 15, docs/sampling.md#shuffle-lower-bound): dp_accounting's
+// interval, the closed forms at t = 1 and k = t, an independent quadrature at t = 2, and the order
+// of the schemes (balls-in-bins ≤ shuffle's upper bound, a shuffled run's lower bound ≤ its upper
+// bound).
 #include <doctest/doctest.h>
 
 #include <boost/math/quadrature/gauss_kronrod.hpp>

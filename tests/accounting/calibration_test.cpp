@@ -1,4 +1,4 @@
-// Calibration (SPEC §8) against shared/reference/calibration.csv and the
+// Calibration (docs/calibration.md#safe-side) against tests/reference/calibration.csv and the
 // round-trip properties the solvers promise.
 #include "accounting/calibration.hpp"
 
@@ -15,7 +15,7 @@ using namespace dpb;
 
 namespace {
 
-/// dp_accounting's DEFAULT_RDP_ORDERS (shared/reference/orders.md).
+/// dp_accounting's DEFAULT_RDP_ORDERS (tests/reference/orders.md).
 std::vector<double> dpa_orders() {
   std::vector<double> o;
   for (int x = 1; x <= 99; ++x) o.push_back(1 + x / 10.0);

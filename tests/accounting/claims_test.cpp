@@ -1,4 +1,4 @@
-// Claims (SPEC §12): what each number of an answer says about the run, the
+// Claims (docs/claims.md#attained-pairs): what each number of an answer says about the run, the
 // recommended row and the budget gate. Lower ends are checked against
 // independent truths: a Monte Carlo estimate of the exact δ (with its
 // error), the exact profile of a Gaussian, and sound upper bounds of other
@@ -59,7 +59,7 @@ DpSgdRun loader_run(Sampling sampling, std::int64_t n, std::int64_t b, double si
 /// Monte Carlo estimate of the exact δ(ε) of one balls-in-bins epoch of t
 /// steps with k participations at noise σ (every other gradient 0): P is the
 /// mixture over the C(t, k) step sets S of N(1_S, σ²I), Q = N(0, σ²I), and
-/// δ(ε) = max over the two directions of E[(1 − e^{ε − L})₊] (SPEC §7). The
+/// δ(ε) = max over the two directions of E[(1 − e^{ε − L})₊] (docs/pld.md#directions). The
 /// density ratio of P to Q at x is the mean over S of exp((Σ_{i∈S} x_i −
 /// k/2)/σ²). Returns the estimate and its standard error.
 struct McDelta {

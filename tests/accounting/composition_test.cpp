@@ -1,4 +1,4 @@
-// Composition theorems (SPEC §4) and the "composition" accountant.
+// Composition theorems (docs/composition.md#optimal) and the "composition" accountant.
 #include "accounting/composition.hpp"
 
 #include <doctest/doctest.h>
@@ -17,8 +17,8 @@ using dpb::test::close_rel;
 
 namespace {
 
-// Direct evaluation of SPEC §4's optimal formula in long double, for small k
-// (an independent implementation: no log space, no Loader weights).
+// Direct evaluation of the optimal formula (docs/composition.md#optimal) in long double, for small
+// k (an independent implementation: no log space, no Loader weights).
 long double brute_optimal_sum(long double e, int k, long double ep) {
   long double s = 0;
   long double binom = 1;  // C(k, l)
@@ -56,7 +56,7 @@ TEST_CASE("composition.csv: every row") {
   }
 }
 
-TEST_CASE("optimal composition matches 40-digit sums (mpmath, SPEC 4 formula)") {
+TEST_CASE("optimal composition matches 40-digit sums (mpmath, Kairouz-Oh-Viswanath formula)") {
   CHECK(optimal_delta(0.1, 1e-6, 200, 5.0) ==
         doctest::Approx(0.00083207269427139953525).epsilon(1e-12));
   CHECK(optimal_delta(0.01, 0, 10000, 3.0) ==

@@ -1,4 +1,4 @@
-// Gaussian DP (SPEC §6) and the "gdp" accountant.
+// Gaussian DP (docs/gdp.md#gdp-profile) and the "gdp" accountant.
 #include "accounting/gdp.hpp"
 
 #include <doctest/doctest.h>
@@ -38,7 +38,7 @@ TEST_CASE("gdp.csv: CLT mu and epsilon, Poisson and uniform") {
   }
 }
 
-TEST_CASE("SPEC 9: GDP CLT of the Abadi configuration, via the accountant") {
+TEST_CASE("Reference value: GDP CLT of the Abadi configuration, via the accountant") {
   GdpAccountant acc({});
   acc.compose(*make_dp_sgd(0.01, 4, 10000));
   const Guarantee g = acc.epsilon(1e-5);

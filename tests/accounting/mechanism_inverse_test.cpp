@@ -1,6 +1,6 @@
 // The mechanisms read the other way (issue 13, point 6): ε of a given noise at
 // δ and δ at ε, for the Gaussian (exact profile, Balle & Wang 2018; classic
-// bound, Dwork & Roth 2014 Theorem A.1) and the Laplace mechanism (SPEC §2.4),
+// bound, Dwork & Roth 2014 Theorem A.1) and the Laplace mechanism (docs/mechanisms.md#laplace),
 // against their closed forms and round trips through the calibrations.
 #include <doctest/doctest.h>
 
@@ -47,7 +47,8 @@ TEST_CASE("gaussian, noise given: delta at epsilon is the exact profile's closed
       INFO("sigma=", sigma, " eps=", eps);
       CHECK(close_rel(gaussian_delta(sigma, eps), want, 1e-9));
     }
-  CHECK(gaussian_delta(1, 1) == doctest::Approx(0.12693674).epsilon(1e-8));  // SPEC §9
+  CHECK(gaussian_delta(1, 1) ==
+        doctest::Approx(0.12693674).epsilon(1e-8));  // Google cc/accounting test value
   // Sensitivity Δ with sd σ is sensitivity 1 with σ/Δ.
   CHECK(close_rel(gaussian_delta(6, 0.5, 3), gaussian_delta(2, 0.5), 1e-14));
 }

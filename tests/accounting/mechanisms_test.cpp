@@ -1,4 +1,6 @@
-// Single mechanisms (SPEC §2.1, §2.4) and amplification (§5).
+// Single mechanisms (docs/mechanisms.md#gaussian-profile,
+// docs/mechanisms.md#laplace) and amplification
+// (docs/composition.md#amplification-poisson).
 #include <doctest/doctest.h>
 
 #include <boost/math/quadrature/gauss_kronrod.hpp>
@@ -34,7 +36,7 @@ TEST_CASE("gaussian exact profile matches every row of gaussian.csv") {
   }
 }
 
-TEST_CASE("SPEC 9: sigma = 1, epsilon = 1 gives delta = 0.12693674") {
+TEST_CASE("Google cc/accounting value: sigma = 1, epsilon = 1 gives delta = 0.12693674") {
   CHECK(gaussian_delta(1, 1) == doctest::Approx(0.12693674).epsilon(1e-8));
 }
 

@@ -3,7 +3,7 @@
 // the run may exceed any sound upper bound (the last case, over every event
 // kind and sampling scheme through answer()). The true ε is unknown in general, so it is
 // bounded from below by two independent, sound lower bounds:
-//  - the PLD interval's lower end (losses rounded down, SPEC §7), and
+//  - the PLD interval's lower end (losses rounded down, docs/pld.md#lower-bound), and
 //  - for q = 1, the exact profile of the T-fold Gaussian, which is the Gaussian
 //    mechanism with noise σ/√T (Balle & Wang 2018): gaussian_epsilon(σ/√T, δ).
 // And the solvers' answers, fed back into a fresh accountant, meet their target.

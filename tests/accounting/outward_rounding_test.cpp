@@ -292,7 +292,7 @@ TEST_CASE("outward rounding: the Laplace mechanism's profile, its inverse and pu
 }
 
 TEST_CASE("outward rounding: RDP to (epsilon, delta), both conversions, of a Gaussian curve") {
-  // ρ(α) = Tα/(2σ²) at each order; the conversions of SPEC §3 in 50 digits,
+  // ρ(α) = Tα/(2σ²) at each order; the conversions of docs/rdp.md#conversion in 50 digits,
   // minimised over the same orders.
   const std::vector<double> orders = {1.5, 2, 3, 5, 8, 16, 32, 64, 256};
   for (double sigma : {0.8, 2.0, 10.0}) {

@@ -1,6 +1,6 @@
 // PLD accountant on the event kinds beyond the Gaussian and Laplace
 // mechanisms, and under each neighbouring relation. Every check compares with
-// an independent value: rows of shared/reference/events.csv (dp_accounting
+// an independent value: rows of tests/reference/events.csv (dp_accounting
 // 0.6.0), closed forms, or mpmath computations (40 digits) pasted with how
 // they were made.
 #include <doctest/doctest.h>
@@ -78,7 +78,7 @@ EventPtr poisson_gaussian(double q, double sigma) {
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
 
-/// Analytic Gaussian profile (Balle & Wang 2018), SPEC §2.1.
+/// Analytic Gaussian profile (Balle & Wang 2018), docs/mechanisms.md#gaussian-profile.
 double gaussian_delta(double sigma, double eps) {
   return normal_cdf(1 / (2 * sigma) - eps * sigma) -
          std::exp(eps) * normal_cdf(-1 / (2 * sigma) - eps * sigma);

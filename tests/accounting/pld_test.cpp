@@ -1,4 +1,4 @@
-// PLD accountant (SPEC §7): every check compares with a value computed
+// PLD accountant (docs/pld.md#privacy-loss): every check compares with a value computed
 // independently (closed forms, reference files), never with our own output.
 #include "accounting/pld.hpp"
 
@@ -24,7 +24,7 @@ using Kind = dpb::pld::Mechanism::Kind;
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
 
-/// Analytic Gaussian profile (Balle & Wang 2018), SPEC §2.1.
+/// Analytic Gaussian profile (Balle & Wang 2018), docs/mechanisms.md#gaussian-profile.
 double gaussian_delta(double sigma, double eps) {
   return normal_cdf(1 / (2 * sigma) - eps * sigma) -
          std::exp(eps) * normal_cdf(-1 / (2 * sigma) - eps * sigma);
@@ -271,7 +271,8 @@ TEST_CASE("pld: Laplace") {
     CHECK(sub.lower <= sub.upper);
     CHECK(sub.upper < plain.lower);
     CHECK(sub.lower > 0);
-    // Amplification by subsampling (SPEC §5) applied to the pure ε = 10 bound.
+    // Amplification by subsampling (docs/composition.md#amplification-poisson) applied to the pure
+    // ε = 10 bound.
     CHECK(sub.upper <= std::log1p(0.1 * std::expm1(1.0)) * 10);
   }
 }

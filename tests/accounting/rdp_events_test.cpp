@@ -1,5 +1,5 @@
 // The RDP accountant on the event kinds beyond the Gaussian and the Laplace
-// mechanism: the rdp rows of shared/reference/events.csv (dp_accounting 0.6.0
+// mechanism: the rdp rows of tests/reference/events.csv (dp_accounting 0.6.0
 // on its default orders), closed forms, and 50-digit mpmath values.
 #include "accounting/rdp_events.hpp"
 
@@ -25,7 +25,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// events.csv's `rdp` check: ours ≤ value·(1 + 1e-6) (never above the peer
 /// beyond round-off) and ≥ value·(1 − 5e-3) (ours may be tighter where the
-/// peer sums absolute bounds). shared/reference/README.md.
+/// peer sums absolute bounds). tests/reference/README.md.
 constexpr double kAboveReference = 1e-6;
 constexpr double kBelowReference = 5e-3;
 /// Agreement of two evaluations of the same bound by different formulas.

@@ -85,8 +85,8 @@ std::vector<double> composed_curve(double q, double sigma, double steps,
 
 // ---------------------------------------------------------------------------
 // Independent oracle: A_α = ∫ φ_σ(z)·((1−q) + q·e^{(2z−1)/(2σ²)})^α dz by
-// adaptive Gauss–Kronrod quadrature in 50-digit arithmetic (SPEC §2.2, first line), on
-// intervals covering every non-negligible part of the integrand.
+// adaptive Gauss–Kronrod quadrature in 50-digit arithmetic (docs/rdp.md#subsampled-gaussian, the
+// definition of A_α), on intervals covering every non-negligible part of the integrand.
 // ---------------------------------------------------------------------------
 using mp = boost::multiprecision::cpp_bin_float_50;
 
@@ -164,7 +164,7 @@ TEST_CASE("epsilon of reference/rdp_epsilon.csv") {
   }
 }
 
-TEST_CASE("SPEC section 9: TensorFlow Privacy rdp_accountant_test values") {
+TEST_CASE("Reference values: TensorFlow Privacy rdp_accountant_test values") {
   // q = 0.01, σ = 2.5, 50 steps; the published values are rounded as printed, so
   // the tolerance is one unit in their last digit (some are truncated).
   const struct {
@@ -180,7 +180,7 @@ TEST_CASE("SPEC section 9: TensorFlow Privacy rdp_accountant_test values") {
   }
 }
 
-TEST_CASE("SPEC section 3 check: classic and improved conversion, Abadi et al. 2016") {
+TEST_CASE("Conversion check: classic and improved conversion, Abadi et al. 2016") {
   // q = 0.01, σ = 4, T = 10⁴, δ = 1e-5.
   const auto classic_orders = range(2, 32, 1);
   const auto classic = dpb::epsilon_from_rdp(
@@ -311,7 +311,7 @@ TEST_CASE("conversion edge cases") {
   // δ is capped at 1.
   const std::vector<double> big = {50, 60, 70};
   CHECK(dpb::delta_from_rdp(orders, big, 0, RdpConversion::classic).delta == 1);
-  // KL shortcut (SPEC §3): q = 1e-4, σ = 8, T = 1, δ = 1e-5 → ε = 0.
+  // KL shortcut (docs/rdp.md#kl-shortcut): q = 1e-4, σ = 8, T = 1, δ = 1e-5 → ε = 0.
   const auto dpa = expand_orders("dpa");
   const auto kl =
       dpb::epsilon_from_rdp(dpa, composed_curve(1e-4, 8, 1, dpa), 1e-5, RdpConversion::improved);
@@ -329,7 +329,7 @@ TEST_CASE("conversion edge cases") {
                   dpb::InvalidParameter);
 }
 
-TEST_CASE("Laplace mechanism, SPEC section 2.4") {
+TEST_CASE("Laplace mechanism, Mironov 2017 Prop. 6") {
   // Closed form at α = 2 (Mironov 2017, Prop. 6): log(2/3·e^{1/b} + 1/3·e^{−2/b}).
   for (double b : {0.1, 0.5, 1.0, 3.0, 1e3}) {
     const double expected = std::log(2.0 / 3 * std::exp(1 / b) + 1.0 / 3 * std::exp(-2 / b));

@@ -1,5 +1,5 @@
 // Tests of the RDP bound for sampling without replacement (replace-one),
-// src/accounting/rdp_without_replacement.cpp, SPEC §2.3: closed forms of the
+// src/accounting/rdp_without_replacement.cpp, docs/rdp.md#without-replacement: closed forms of the
 // [WBK19] bound at α = 2 and 3, values of an independent 400-digit evaluation
 // of the same formula, the bound against the exact Rényi divergence of small
 // subsampled mechanisms (numerical integration), monotonicity, the relation to

@@ -1,5 +1,5 @@
 #pragma once
-// Reads the CSV files of tests/reference/ (copied from shared/reference/):
+// Reads the CSV files of tests/reference/ (copies of the public test-suite values they name):
 // '#' lines are comments, the first other line names the columns, quoted
 // fields may hold commas.
 #include <cmath>

@@ -1,4 +1,4 @@
-// Sampling schemes and the unit of privacy (issue 15, SPEC §10): shuffled
+// Sampling schemes and the unit of privacy (issue 15, docs/sampling.md#schemes): shuffled
 // batches, balls-in-bins (random allocation), users of several records.
 // Each accountant's answer on a run is checked against a closed form or
 // against another accountant, never against what the code printed before.
@@ -61,7 +61,7 @@ DpSgdRun shuffled_run(double sigma, std::int64_t n, std::int64_t b, std::int64_t
   return r;
 }
 
-/// The improved RDP conversion (SPEC §3) of ρ(α) = uses·α/(2σ²), written out
+/// The improved RDP conversion (docs/rdp.md#conversion) of ρ(α) = uses·α/(2σ²), written out
 /// here over dpbudget's default orders: the moments accountant's answer for
 /// `uses` unsampled Gaussian releases, computed without the accountant.
 double rdp_gaussian_epsilon(double sigma, double uses, double delta) {

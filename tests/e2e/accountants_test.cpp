@@ -32,7 +32,7 @@ TEST_CASE("accountant all: rdp, gdp (approximate), composition, pld side by side
   const auto& pld = j["results"][3];
   CHECK(rdp["accountant"] == "rdp");
   CHECK(rdp["epsilon"].get<double>() == doctest::Approx(1.0354900660362967).epsilon(1e-9));
-  // SPEC §9: GDP CLT μ ≈ 0.25396, ε ≈ 0.9424, and not a bound.
+  // docs/gdp.md#clt-poisson (its check): GDP CLT μ ≈ 0.25396, ε ≈ 0.9424, and not a bound.
   CHECK(gdp["accountant"] == "gdp");
   CHECK(gdp["bound"] == "approximate");
   CHECK(gdp["mu"].get<double>() == doctest::Approx(0.25395759275489172).epsilon(1e-9));

@@ -1,4 +1,5 @@
-// --accumulation-steps k (issue 24, item 8; SPEC §13): with gradient
+// --accumulation-steps k (issue 24, item 8;
+// docs/sampling.md#gradient-accumulation): with gradient
 // accumulation the logical batch B·k is what is sampled and the steps are
 // optimizer steps, so a micro-batch B with k accumulation steps is exactly
 // the run of batch B·k; k = 1 changes nothing; mistakes are refused.
@@ -61,7 +62,7 @@ TEST_CASE("accumulation: batch 64 x 4 steps prints the rows of batch 256 (rdp, p
     // Shuffle with 256 dividing 6400: an upper, a lower and an estimate row per accountant.
     CHECK(a.at("results").size() >= 2);
     // The inputs: the physical batch as given, k, the logical batch, and
-    // q and T of the logical batch (closed forms, SPEC §1 and §13).
+    // q and T of the logical batch (closed forms, docs/sampling.md#gradient-accumulation).
     const auto& in = a.at("inputs");
     CHECK(in.at("batch_size") == 64);
     CHECK(in.at("accumulation_steps") == 4);

@@ -1,4 +1,4 @@
-// Claims through the binary (SPEC §12): the cases of issue 24 print true
+// Claims through the binary (docs/claims.md#attained-pairs): the cases of issue 24 print true
 // claims; the budget gate decides on the smallest sound upper bound; and
 // epsilon, sweep, report, risk and plot give the same rows with the same
 // claims for the same question.

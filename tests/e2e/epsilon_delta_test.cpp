@@ -19,7 +19,7 @@ double rel_err(double a, double b) { return std::abs(a - b) / std::abs(b); }
 }  // namespace
 
 TEST_CASE("Abadi et al. 2016: classic conversion over orders 2..32 gives 1.2586") {
-  // Reference: 40-digit oracle, shared/reference/rdp_epsilon.csv row 1.
+  // Reference: 40-digit oracle, tests/reference/rdp_epsilon.csv row 1.
   const auto j = json_of(
       run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "4", "--steps", "10000", "--delta", "1e-5",
                     "--conversion", "classic", "--orders", "2:32", "--format", "json"}));
@@ -146,7 +146,7 @@ TEST_CASE("q = 0 spends nothing, the KL shortcut gives 0 with a note") {
   const auto z = json_of(run_dpbudget({"epsilon", "-q", "0", "--sigma", "1", "--steps", "100",
                                        "--delta", "1e-5", "--format", "json"}));
   CHECK(z["results"][0]["epsilon"].get<double>() == 0);
-  // SPEC §3: q = 1e-4, σ = 8, T = 1, δ = 1e-5 -> ε = 0 by Bretagnolle–Huber.
+  // docs/rdp.md#kl-shortcut: q = 1e-4, σ = 8, T = 1, δ = 1e-5 -> ε = 0 by Bretagnolle–Huber.
   const auto k =
       run_dpbudget({"epsilon", "-q", "1e-4", "--sigma", "8", "--steps", "1", "--delta", "1e-5"});
   CHECK(k.status == 0);

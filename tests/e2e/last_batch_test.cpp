@@ -64,7 +64,7 @@ TEST_CASE("--last-batch drop reproduces TF Privacy's MNIST tutorial: epsilon 3.0
   CHECK(j["inputs"]["sampling_rate"].get<double>() == 256.0 / 60000.0);
   const double eps = j["results"][0]["epsilon"].get<double>();
   CHECK(std::abs(eps - 3.01) < kTwoDecimals);
-  // With TF Privacy's legacy compute_dp_sgd_privacy orders (shared/reference/
+  // With TF Privacy's legacy compute_dp_sgd_privacy orders (tests/reference/
   // orders.md) in place of the tutorial's own, the same row also prints 3.01.
   auto legacy = with(kTutorial, {"--last-batch", "drop"});
   legacy[std::find(legacy.begin(), legacy.end(), "--orders") - legacy.begin() + 1] =

@@ -1,6 +1,7 @@
 // End-to-end tests of the mechanism verbs (compose, amplify, gaussian, laplace,
-// gdp, tradeoff): JSON numbers against tests/reference/ and SPEC §9 and the
-// closed forms of SPEC §5–6, and every verb's bad inputs.
+// gdp, tradeoff): JSON numbers against tests/reference/, published reference values and the
+// closed forms of docs/composition.md#amplification-poisson and docs/gdp.md#gdp-profile, and every
+// verb's bad inputs.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -120,7 +121,7 @@ TEST_CASE("compose: advanced refuses when target delta <= k*delta (exit 3), all 
 
 // --- amplify ---------------------------------------------------------------
 
-TEST_CASE("amplify: SPEC §5, Poisson (add/remove) and without replacement (replace-one)") {
+TEST_CASE("amplify: Poisson (add/remove) and without replacement (replace-one)") {
   // ε' = log(1 + q(e^ε − 1)), δ' = qδ with q = 0.01 = 10/1000.
   const double eps = std::log1p(0.01 * std::expm1(1.0));
   const auto p = json_of(run_dpbudget(
@@ -254,7 +255,8 @@ TEST_CASE("gdp central limit from a DP-SGD run: gdp.csv mu and epsilon, marked a
     CHECK(close_rel(num(u["results"][0]["mu"]), num(row.at("mu_uniform")), 1e-9));
     CHECK(close_rel(num(u["results"][0]["epsilon"]), num(row.at("epsilon_uniform")), 1e-9));
   }
-  // SPEC §9: q = 0.01, σ = 4, T = 1e4, δ = 1e-5 -> μ ≈ 0.25396, ε ≈ 0.9424; the text says so.
+  // docs/gdp.md#clt-poisson (its check): q = 0.01, σ = 4, T = 1e4, δ = 1e-5 -> μ ≈ 0.25396, ε ≈
+  // 0.9424; the text says so.
   const auto t =
       run_dpbudget({"gdp", "-q", "0.01", "--sigma", "4", "--steps", "10000", "--delta", "1e-5"});
   REQUIRE(t.status == 0);
@@ -272,7 +274,8 @@ TEST_CASE("gdp --epsilon: delta of the Gaussian mechanism (gaussian.csv, mu = se
         run_dpbudget({"gdp", "--mu", buf, "--epsilon", row.at("epsilon"), "--format", "json"}));
     CHECK(close_rel(num(j["results"][0]["delta"]), num(row.at("delta_exact")), 1e-9));
   }
-  // SPEC §9 via a group of 2 at mu = 0.5: a 1-GDP guarantee, delta(1) = 0.12693674.
+  // docs/mechanisms.md#gaussian-profile (its check) via a group of 2 at mu = 0.5: a 1-GDP
+  // guarantee, delta(1) = 0.12693674.
   const auto g = json_of(
       run_dpbudget({"gdp", "--mu", "0.5", "--group", "2", "--epsilon", "1", "--format", "json"}));
   CHECK(num(g["results"][0]["mu"]) == 1);
@@ -285,7 +288,7 @@ TEST_CASE("gdp --epsilon: delta of the Gaussian mechanism (gaussian.csv, mu = se
 
 // --- tradeoff --------------------------------------------------------------
 
-TEST_CASE("tradeoff: G_mu and f_{eps,delta} (SPEC §6) as JSON points and as a table") {
+TEST_CASE("tradeoff: G_mu and f_{eps,delta} as JSON points and as a table") {
   const auto j =
       json_of(run_dpbudget({"tradeoff", "--mu", "1", "--points", "3", "--format", "json"}));
   REQUIRE(j["results"].size() == 1);

@@ -66,7 +66,7 @@ TEST_CASE("gaussian --sigma --epsilon: delta of the exact profile (Balle & Wang 
       const double want = exact_delta(std::stod(sigma), std::stod(eps));
       if (want > kDirectFormFloor) CHECK(close_rel(num(r["delta"]), want, 1e-9));
     }
-  // SPEC §9: σ = 1, ε = 1 gives δ = 0.12693674.
+  // docs/mechanisms.md#gaussian-profile (its check): σ = 1, ε = 1 gives δ = 0.12693674.
   CHECK(num(first_result({"gaussian", "--sigma", "1", "--epsilon", "1", "--format",
                           "json"})["delta"]) == doctest::Approx(0.12693674).epsilon(1e-8));
 }

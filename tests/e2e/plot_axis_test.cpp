@@ -101,7 +101,7 @@ TEST_CASE("plot: curves within 30x of each other keep a linear axis") {
 }
 
 TEST_CASE("plot: a log axis leaves out epsilon = 0 and says so, inf is left out on any axis") {
-  // q = 1e-4, σ = 8: one step is ε = 0 (SPEC §3, the KL shortcut).
+  // q = 1e-4, σ = 8: one step is ε = 0 (the KL shortcut, docs/rdp.md#kl-shortcut).
   const std::string zero =
       plot({"-q", "1e-4", "--sigma", "8", "--steps", "1:2", "--points", "2", "--log-y"});
   CHECK(has_text(zero, "not drawn: 1 point with epsilon = 0 (rdp): a log axis has no 0"));

@@ -1,5 +1,5 @@
 // --sampling shuffle | balls-in-bins, --participations and --records-per-user
-// through the binary (issue 15, SPEC §10): what every output states, the
+// through the binary (issue 15, docs/sampling.md#schemes): what every output states, the
 // Poisson estimate beside a shuffled run, solvers on the upper bound, the
 // refusals, the Poisson note.
 #include <doctest/doctest.h>

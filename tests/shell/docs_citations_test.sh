@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The code cites its mathematics in docs/ (e.g. docs/pld.md#tail-window), and
+# nothing cites a document outside the repository. Fails when:
+#  - a citation `docs/FILE.md#ANCHOR` in src/, tests/, man/, bench/, README.md
+#    or ARCHITECTURE.md, or a link `FILE.md#ANCHOR` / `#ANCHOR` inside docs/,
+#    names a file that does not exist or a heading it does not have
+#    (GitHub-style anchors: lower case, punctuation dropped, spaces -> '-');
+#  - a docs page has two headings with the same anchor;
+#  - a docs page is not listed in docs/README.md;
+#  - a source file that docs/ names (src/.../x.cpp or .hpp) does not exist;
+#  - the word SPEC (the external specification) appears in src/, tests/, man/,
+#    bench/, README.md or ARCHITECTURE.md, other than the man page's section
+#    "SPEC FILES" (about `--spec` files; not a document).
+# usage: docs_citations_test.sh SOURCE_DIR
+set -euo pipefail
+export LC_ALL=C
+src=$1
+cd "$src"
+fail=0
+self=tests/shell/docs_citations_test.sh
+
+# The anchors of one page, one per line.
+anchors() {
+  sed -n 's/^#\{1,6\} \{1,\}//p' "$1" |
+    tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
+}
+
+# Does page $1 (a path under docs/) have anchor $2?
+has_anchor() {
+  [[ -f $1 ]] && anchors "$1" | grep -qxF -- "$2"
+}
+
+[[ -d docs ]] || { echo "FAIL: no docs/ directory" >&2; exit 1; }
+
+for page in docs/*.md; do
+  dups=$(anchors "$page" | sort | uniq -d)
+  if [[ -n $dups ]]; then
+    echo "FAIL: $page: headings with the same anchor: $dups" >&2
+    fail=1
+  fi
+  name=${page#docs/}
+  if [[ $name != README.md ]] && ! grep -qF "($name)" docs/README.md; then
+    echo "FAIL: docs/README.md does not list $name" >&2
+    fail=1
+  fi
+done
+
+# Citations from the code, tests, man page and top-level documents.
+cited=0
+while IFS=: read -r file line cite; do
+  page=${cite%%#*}
+  anchor=${cite#*#}
+  cited=$((cited + 1))
+  if [[ ! -f $page ]]; then
+    echo "FAIL: $file:$line cites $cite: no file $page" >&2
+    fail=1
+  elif ! has_anchor "$page" "$anchor"; then
+    echo "FAIL: $file:$line cites $cite: $page has no heading with anchor #$anchor" >&2
+    fail=1
+  fi
+done < <(grep -rnoE --exclude="$(basename "$self")" 'docs/[a-z_]+\.md#[a-z0-9_-]+' \
+  src tests man bench README.md ARCHITECTURE.md || true)
+
+# A page named without an anchor must exist too.
+while IFS=: read -r file line page; do
+  if [[ ! -f $page ]]; then
+    echo "FAIL: $file:$line names $page, which does not exist" >&2
+    fail=1
+  fi
+done < <(grep -rnoE --exclude="$(basename "$self")" 'docs/[a-z_]+\.md' \
+  src tests man bench README.md ARCHITECTURE.md || true)
+
+if ((cited < 50)); then
+  echo "FAIL: only $cited docs/ citations found in the code: the search is broken" >&2
+  fail=1
+fi
+
+# Links between the docs pages: (FILE.md#ANCHOR) and (#ANCHOR).
+for page in docs/*.md; do
+  while IFS=: read -r line link; do
+    link=${link#(}
+    link=${link%)}
+    target=${link%%#*}
+    anchor=${link#*#}
+    [[ -z $target ]] && target=${page#docs/}
+    if ! has_anchor "docs/$target" "$anchor"; then
+      echo "FAIL: $page:$line links to $link: no such page or heading" >&2
+      fail=1
+    fi
+  done < <(grep -noE '\(([a-z_]+\.md)?#[a-z0-9_-]+\)' "$page" || true)
+done
+
+# Source files the docs name.
+while IFS=: read -r page line path; do
+  if [[ ! -f $path ]]; then
+    echo "FAIL: $page:$line names $path, which does not exist" >&2
+    fail=1
+  fi
+done < <(grep -noE 'src/[a-z_/]+\.(cpp|hpp)' docs/*.md || true)
+
+# No citation of the external specification.
+if grep -rn --exclude="$(basename "$self")" 'SPEC' src tests man bench README.md ARCHITECTURE.md |
+  grep -v 'SPEC FILES'; then
+  echo "FAIL: the lines above mention SPEC: cite docs/ instead" >&2
+  fail=1
+fi
+
+((fail == 0)) && echo "ok: $cited citations of docs/ resolve; no SPEC"
+exit $fail
