@@ -331,6 +331,11 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
     });
     if (answer.rows.empty()) throw UnsupportedEvent("no accountant gives a sound bound here");
     mark_recommended(answer.rows, false);
+    std::vector<std::string> left;
+    for (const auto& r : answer.rows)
+      if (std::find(left.begin(), left.end(), r.guarantee.accountant) == left.end())
+        left.push_back(r.guarantee.accountant);
+    answer.several_accountants = left.size() > 1;
   }
   std::vector<std::string> used;
   for (const auto& r : answer.rows)

@@ -168,12 +168,14 @@ void collect_remarks(const Guarantee& g, report::Report& rep, std::ostream& err)
     return false;
   };
   for (const auto& note : g.notes) add_once("note: " + note);
-  if (g.order_at_edge && g.order) {
-    const std::string w = "best Renyi order " +
-                          report::format_number(*g.order, 6, report::Rounding::nearest) +
-                          " is at the edge of the order set; widen --orders";
-    if (add_once("warning: " + w)) err << "dpbudget: warning: " << w << '\n';
-  }
+  if (const auto w = order_edge_warning(g))
+    if (add_once("warning: " + *w)) err << "dpbudget: warning: " << *w << '\n';
+}
+
+std::optional<std::string> order_edge_warning(const Guarantee& g) {
+  if (!g.order_at_edge || !g.order) return std::nullopt;
+  return "best Renyi order " + report::format_number(*g.order, 6, report::Rounding::nearest) +
+         " is at the edge of the order set; widen --orders";
 }
 
 void add_answer_rows(report::Report& rep, const Question& question, const Answer& answer,

@@ -34,6 +34,10 @@ void details_last(report::Record& record);
 /// footnote marker on its accountant when true.
 void add_recommended(report::Record& row, bool recommended);
 
+/// The warning of an RDP answer whose best order is the smallest or largest
+/// tried ("... widen --orders"), or nullopt.
+std::optional<std::string> order_edge_warning(const Guarantee& g);
+
 /// Footnotes and stderr warnings a guarantee calls for (best order at the
 /// edge of the order set; notes), added once each.
 void collect_remarks(const Guarantee& g, report::Report& report, std::ostream& err);

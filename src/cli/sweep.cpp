@@ -196,6 +196,7 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
         details_last(row.record);
       }
       row.notes = a.rows[i].guarantee.notes;
+      if (auto w = order_edge_warning(a.rows[i].guarantee)) row.warnings.push_back(std::move(*w));
       if (rows.empty()) {
         // The job's first row carries what concerns the whole run: skipped
         // accountants, warnings, and the gate's verdict.

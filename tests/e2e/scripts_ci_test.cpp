@@ -318,3 +318,21 @@ TEST_CASE("JSON Lines keys: did you mean, a key given twice, null") {
       R"({"spec": {"gaussian": {"noise_multiplier": 1, "noise_multiplier": 2}}, "delta": 1e-5})",
       "noise_multiplier: given twice on the line (give each key once)\n");
 }
+
+TEST_CASE("sweep carries the warnings epsilon prints (best order at the edge of --orders)") {
+  // At q 0.01, sigma 1, 10 steps the best order is far above 3: with orders
+  // 2,3 it is the largest tried, which epsilon warns about.
+  const std::vector<std::string> run = {"-q", "0.01",     "--sigma", "1",       "--steps",
+                                        "10", "--orders", "2,3",     "--delta", "1e-5"};
+  std::vector<std::string> eps = {"epsilon"}, sweep = {"sweep", "--format", "jsonl"};
+  eps.insert(eps.end(), run.begin(), run.end());
+  sweep.insert(sweep.end(), run.begin(), run.end());
+  const auto e = run_dpbudget(eps);
+  const auto s = run_dpbudget(sweep);
+  REQUIRE(e.status == 0);
+  REQUIRE(s.status == 0);
+  const std::string w =
+      "warning: best Renyi order 3 is at the edge of the order set; widen --orders";
+  CHECK(e.err.find(w) != std::string::npos);
+  CHECK(s.err.find(w) != std::string::npos);
+}
