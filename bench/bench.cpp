@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/composition.hpp"
-#include "accounting/events.hpp"
+#include "accounting/composition/composition.hpp"
+#include "accounting/events/events.hpp"
 
 namespace {
 

@@ -13,15 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "accounting/events.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/events/neighbouring.hpp"
+#include "accounting/rdp/rdp_conversion.hpp"
 
 namespace dpb {
-
-/// Which datasets count as neighbours (dp_accounting's NeighboringRelation):
-/// one record added or removed; one record replaced by another; one record
-/// replaced by a special "null" record (Kairouz et al. 2021, Def. II.3).
-enum class Neighbouring { add_remove, replace_one, replace_special };
-std::string_view to_string(Neighbouring n);
 
 /// What kind of statement a result is: a sound upper bound on the privacy
 /// loss, an approximation (e.g. the GDP central-limit theorem), a sound lower
@@ -95,9 +91,6 @@ struct AttackBounds {
   std::vector<std::string> notes;
 };
 
-/// Conversion from Rényi DP to (ε, δ), docs/rdp.md#conversion.
-enum class RdpConversion { improved, classic };
-
 /// Composition theorem for (ε, δ) mechanisms: docs/composition.md#basic,
 /// docs/composition.md#advanced, docs/composition.md#optimal.
 enum class CompositionMethod { basic, advanced, optimal };
@@ -152,6 +145,12 @@ class Accountant {
   /// (compose() beyond it makes epsilon/delta refuse), or nullopt: no limit.
   virtual std::optional<std::int64_t> max_count() const { return std::nullopt; }
 };
+
+/// The default of Accountant::attack_bounds(): the accountant's own privacy
+/// profile read on a grid of ε ≥ 0 (every (ε, δ(ε)) it certifies is a valid
+/// guarantee, so the smallest of their TPR bounds is one: Dong, Roth & Su
+/// 2022, Prop. 2.12), and the advantage as its δ at ε = 0.
+AttackBounds attack_bounds_from_profile(const Accountant& accountant, std::span<const double> fprs);
 
 using AccountantFactory = std::function<std::unique_ptr<Accountant>(const AccountantOptions&)>;
 

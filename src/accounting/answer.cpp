@@ -5,7 +5,7 @@
 #include <future>
 
 #include "accounting/errors.hpp"
-#include "accounting/pld_accountant.hpp"
+#include "accounting/pld/pld_accountant.hpp"
 
 namespace dpb {
 namespace {

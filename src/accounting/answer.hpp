@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/dp_sgd_run.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
 
 namespace dpb {
 

@@ -1,24 +1,12 @@
 #include <stdexcept>
 
 #include "accounting/accountant.hpp"
-#include "accounting/composition_accountant.hpp"
-#include "accounting/gdp_accountant.hpp"
-#include "accounting/pld_accountant.hpp"
-#include "accounting/rdp_accountant.hpp"
+#include "accounting/composition/composition_accountant.hpp"
+#include "accounting/gdp/gdp_accountant.hpp"
+#include "accounting/pld/pld_accountant.hpp"
+#include "accounting/rdp/rdp_accountant.hpp"
 
 namespace dpb {
-
-std::string_view to_string(Neighbouring n) {
-  switch (n) {
-    case Neighbouring::add_remove:
-      return "add_remove";
-    case Neighbouring::replace_one:
-      return "replace_one";
-    case Neighbouring::replace_special:
-      return "replace_special";
-  }
-  return "add_remove";
-}
 
 std::string_view to_string(BoundKind b) {
   switch (b) {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "accounting/accountant.hpp"
-#include "accounting/calibration.hpp"
-#include "accounting/dp_sgd_run.hpp"
+#include "accounting/dpsgd/calibration.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
 
 namespace dpb {
 

@@ -4,8 +4,8 @@
 #include <array>
 #include <memory>
 
-#include "accounting/amplification.hpp"
-#include "accounting/dp_sgd_run.hpp"
+#include "accounting/composition/amplification.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
@@ -39,7 +39,7 @@ int run_amplify(const AmplifyFlags& f, std::ostream& out, std::ostream& err) {
   const Sampling sampling = parse_choice("--sampling", f.sampling, kAmplifySamplingChoices);
   resolve(f.output);  // checks --format before any work
 
-  // q, or m of N: the same rules as a DP-SGD run's (accounting/dp_sgd_run.hpp).
+  // q, or m of N: the same rules as a DP-SGD run's (accounting/dpsgd/dp_sgd_run.hpp).
   double rate = 0;
   try {
     rate = sampling_rate_of(q, n, m);

@@ -7,7 +7,7 @@
 // the attack's outcomes are independent trials (what the Clopper–Pearson
 // bounds assume), the implementation or its accounting is wrong. The maths is
 // accounting/audit.
-#include "accounting/audit.hpp"
+#include "accounting/risk/audit.hpp"
 
 #include <cmath>
 #include <filesystem>

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "accounting/accountant.hpp"
-#include "accounting/composition.hpp"
+#include "accounting/composition/composition.hpp"
 #include "accounting/errors.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
@@ -44,7 +44,7 @@ report::Record row(CompositionMethod method) {
 }
 
 /// ε at a total δ (solve_delta false) or δ at a total ε, for one method: the
-/// theorems of accounting/composition.hpp (NoSolution when the target is out of reach).
+/// theorems of accounting/composition/composition.hpp (NoSolution when the target is out of reach).
 report::Record compose_row(CompositionMethod method, const Mechanism& m, double target,
                            bool solve_delta) {
   using report::Rounding;

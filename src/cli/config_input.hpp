@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/events.hpp"
+#include "accounting/events/events.hpp"
 #include "cli/run_parameters.hpp"
 
 namespace dpb::cli {

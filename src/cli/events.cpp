@@ -1,9 +1,9 @@
 // dpbudget events: every event kind a spec file may name (its class name,
 // meaning and fields), and which accountant takes it under which
 // neighbouring relation. Support is read from the accountants themselves
-// (unsupported_reason() of an example event, accounting/event_examples.hpp),
+// (unsupported_reason() of an example event, accounting/events/event_examples.hpp),
 // so this table, the README's copy of it and the accountants cannot drift.
-#include "accounting/events.hpp"
+#include "accounting/events/events.hpp"
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/event_examples.hpp"
+#include "accounting/events/event_examples.hpp"
 #include "cli/errors.hpp"
 #include "cli/output_flags.hpp"
 #include "cli/spec_input.hpp"

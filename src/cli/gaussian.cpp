@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "accounting/errors.hpp"
-#include "accounting/gaussian_mechanism.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"

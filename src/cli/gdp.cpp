@@ -1,13 +1,13 @@
 // dpbudget gdp: the (ε, δ) guarantees of a μ-GDP mechanism (docs/gdp.md#gdp-profile), for a
 // given μ or for the μ the gdp accountant gives a DP-SGD run (the central-limit
 // μ, an approximation, with the accountant's notes; q = 1 is exact).
-#include "accounting/gdp.hpp"
+#include "accounting/gdp/gdp.hpp"
 
 #include <memory>
 #include <optional>
 
-#include "accounting/gdp_accountant.hpp"
-#include "accounting/outward.hpp"
+#include "accounting/gdp/gdp_accountant.hpp"
+#include "accounting/numerics/outward.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
 #include "cli/result_rows.hpp"

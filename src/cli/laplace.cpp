@@ -3,7 +3,7 @@
 // --delta, or δ at each --epsilon. The maths is accounting/laplace_mechanism.
 #include <memory>
 
-#include "accounting/laplace_mechanism.hpp"
+#include "accounting/mechanisms/laplace_mechanism.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
 #include "cli/output_flags.hpp"

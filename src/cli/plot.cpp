@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "accounting/epsilon_series.hpp"
+#include "accounting/dpsgd/epsilon_series.hpp"
 #include "accounting/errors.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"

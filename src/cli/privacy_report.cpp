@@ -11,9 +11,9 @@
 #include <memory>
 #include <sstream>
 
-#include "accounting/attack_risk.hpp"
-#include "accounting/epsilon_series.hpp"
+#include "accounting/dpsgd/epsilon_series.hpp"
 #include "accounting/errors.hpp"
+#include "accounting/risk/attack_risk.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <memory>
 
-#include "accounting/attack_risk.hpp"
 #include "accounting/errors.hpp"
+#include "accounting/risk/attack_risk.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "accounting/gaussian_mechanism.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "cli/errors.hpp"
 #include "cli/parse.hpp"
 #include "report/number_format.hpp"

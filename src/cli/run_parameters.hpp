@@ -5,7 +5,7 @@
 // the names in messages, the refusal of run flags beside --spec or --input,
 // and the man page's RUN PARAMETERS (tested against the table). The
 // arithmetic (q = B/N, T = ⌈E·N/B⌉ or E·⌊N/B⌋ / E·⌈N/B⌉ with --last-batch)
-// is accounting/dp_sgd_run.hpp's.
+// is accounting/dpsgd/dp_sgd_run.hpp's.
 #include <CLI/CLI.hpp>
 #include <array>
 #include <cstddef>
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "accounting/answer.hpp"
-#include "accounting/dp_sgd_run.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
 #include "accounting/run_calibration.hpp"
 #include "cli/choices.hpp"
 #include "report/record.hpp"

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "accounting/calibration.hpp"
+#include "accounting/dpsgd/calibration.hpp"
 #include "accounting/errors.hpp"
 #include "cli/errors.hpp"
 #include "cli/output_flags.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "accounting/accountant.hpp"
-#include "accounting/calibration.hpp"
+#include "accounting/dpsgd/calibration.hpp"
 #include "accounting/run_calibration.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/run_parameters.hpp"

@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "accounting/events.hpp"
+#include "accounting/events/events.hpp"
 
 namespace dpb::cli {
 

@@ -2,7 +2,7 @@
 // μ-GDP or of (ε, δ)-DP (docs/gdp.md#trade-off-functions), on an even grid of type I errors x.
 #include <memory>
 
-#include "accounting/gdp.hpp"
+#include "accounting/gdp/gdp.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"

@@ -4,7 +4,7 @@
 // two-line curve; the randomized-response advantage (e^ε − 1)/(e^ε + 1)),
 // independent values computed here from Boost's normal distribution, and
 // orderings between accountants (pld's upper bound is the tightest sound one).
-#include "accounting/attack_risk.hpp"
+#include "accounting/risk/attack_risk.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,8 +15,8 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
-#include "accounting/rdp.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/rdp/rdp.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // computed here, the ε lower bound's formula, its behaviour (0 for random
 // guessing, growing with the counts at fixed rates), the best-threshold
 // search, and the one-run audit's p-value against a direct sum.
-#include "accounting/audit.hpp"
+#include "accounting/risk/audit.hpp"
 
 #include <doctest/doctest.h>
 

@@ -11,11 +11,11 @@
 #include <optional>
 
 #include "accounting/accountant.hpp"
-#include "accounting/dp_sgd_run.hpp"
-#include "accounting/events.hpp"
-#include "accounting/gaussian_mechanism.hpp"
-#include "accounting/pld.hpp"
-#include "accounting/random_allocation.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
+#include "accounting/pld/pld.hpp"
+#include "accounting/pld/random_allocation.hpp"
 
 using namespace dpb;
 

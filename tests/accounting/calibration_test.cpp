@@ -1,6 +1,6 @@
 // Calibration (docs/calibration.md#safe-side) against tests/reference/calibration.csv and the
 // round-trip properties the solvers promise.
-#include "accounting/calibration.hpp"
+#include "accounting/dpsgd/calibration.hpp"
 
 #include <doctest/doctest.h>
 

@@ -14,11 +14,11 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/answer.hpp"
-#include "accounting/dp_sgd_run.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/event_examples.hpp"
-#include "accounting/events.hpp"
-#include "accounting/gaussian_mechanism.hpp"
+#include "accounting/events/event_examples.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "answer_claims.hpp"
 
 using namespace dpb;

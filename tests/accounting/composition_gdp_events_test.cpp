@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/events.hpp"
+#include "accounting/events/events.hpp"
 
 using namespace dpb;
 

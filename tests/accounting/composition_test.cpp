@@ -1,15 +1,15 @@
 // Composition theorems (docs/composition.md#optimal) and the "composition" accountant.
-#include "accounting/composition.hpp"
+#include "accounting/composition/composition.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <string>
 
-#include "accounting/composition_accountant.hpp"
+#include "accounting/composition/composition_accountant.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/gaussian_mechanism.hpp"
-#include "accounting/laplace_mechanism.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
+#include "accounting/mechanisms/laplace_mechanism.hpp"
 #include "reference.hpp"
 
 using namespace dpb;

@@ -1,6 +1,6 @@
 // The DP-SGD run's arithmetic (docs/sampling.md#dp-sgd-run): q = B/N, T = ⌈E·N/B⌉ with exact
 // integers kept, the 2^53 steps limit, and which of q, N, B go together.
-#include "accounting/dp_sgd_run.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
 
 #include <doctest/doctest.h>
 

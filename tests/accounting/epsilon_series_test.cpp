@@ -3,7 +3,7 @@
 // transforms on a power-of-two period), but each must still be the
 // accountant's answer. Checked against the same queries made alone, and
 // against closed forms where there are some.
-#include "accounting/epsilon_series.hpp"
+#include "accounting/dpsgd/epsilon_series.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/events.hpp"
-#include "accounting/gaussian_mechanism.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
+#include "accounting/events/events.hpp"
 
 using namespace dpb;
 

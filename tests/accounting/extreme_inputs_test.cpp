@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/calibration.hpp"
+#include "accounting/dpsgd/calibration.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
+#include "accounting/events/events.hpp"
 
 using namespace dpb;
 

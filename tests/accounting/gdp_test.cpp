@@ -1,5 +1,5 @@
 // Gaussian DP (docs/gdp.md#gdp-profile) and the "gdp" accountant.
-#include "accounting/gdp.hpp"
+#include "accounting/gdp/gdp.hpp"
 
 #include <doctest/doctest.h>
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
-#include "accounting/gaussian_mechanism.hpp"
-#include "accounting/gdp_accountant.hpp"
+#include "accounting/gdp/gdp_accountant.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "reference.hpp"
 
 using namespace dpb;

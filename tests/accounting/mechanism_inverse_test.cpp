@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "accounting/errors.hpp"
-#include "accounting/gaussian_mechanism.hpp"
-#include "accounting/laplace_mechanism.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
+#include "accounting/mechanisms/laplace_mechanism.hpp"
 #include "reference.hpp"
 
 using namespace dpb;

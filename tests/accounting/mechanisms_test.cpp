@@ -7,11 +7,11 @@
 #include <cmath>
 #include <limits>
 
-#include "accounting/amplification.hpp"
+#include "accounting/composition/amplification.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/gaussian_mechanism.hpp"
-#include "accounting/gdp.hpp"
-#include "accounting/laplace_mechanism.hpp"
+#include "accounting/gdp/gdp.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
+#include "accounting/mechanisms/laplace_mechanism.hpp"
 #include "reference.hpp"
 
 using namespace dpb;

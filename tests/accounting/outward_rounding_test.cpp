@@ -15,14 +15,14 @@
 #include <cstdio>
 #include <vector>
 
-#include "accounting/amplification.hpp"
-#include "accounting/audit.hpp"
-#include "accounting/composition.hpp"
-#include "accounting/gaussian_mechanism.hpp"
-#include "accounting/gdp.hpp"
-#include "accounting/gdp_accountant.hpp"
-#include "accounting/laplace_mechanism.hpp"
-#include "accounting/rdp.hpp"
+#include "accounting/composition/amplification.hpp"
+#include "accounting/composition/composition.hpp"
+#include "accounting/gdp/gdp.hpp"
+#include "accounting/gdp/gdp_accountant.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
+#include "accounting/mechanisms/laplace_mechanism.hpp"
+#include "accounting/rdp/rdp.hpp"
+#include "accounting/risk/audit.hpp"
 
 namespace {
 

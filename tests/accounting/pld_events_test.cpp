@@ -14,9 +14,9 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
-#include "accounting/pld.hpp"
-#include "accounting/pld_accountant.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/pld/pld.hpp"
+#include "accounting/pld/pld_accountant.hpp"
 
 namespace {
 

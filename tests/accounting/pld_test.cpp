@@ -1,6 +1,6 @@
 // PLD accountant (docs/pld.md#privacy-loss): every check compares with a value computed
 // independently (closed forms, reference files), never with our own output.
-#include "accounting/pld.hpp"
+#include "accounting/pld/pld.hpp"
 
 #include <doctest/doctest.h>
 
@@ -11,8 +11,8 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
-#include "accounting/pld_accountant.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/pld/pld_accountant.hpp"
 #include "reference.hpp"
 
 namespace {

@@ -1,7 +1,7 @@
 // The RDP accountant on the event kinds beyond the Gaussian and the Laplace
 // mechanism: the rdp rows of tests/reference/events.csv (dp_accounting 0.6.0
 // on its default orders), closed forms, and 50-digit mpmath values.
-#include "accounting/rdp_events.hpp"
+#include "accounting/rdp/rdp_events.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,8 +14,8 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
-#include "accounting/rdp.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/rdp/rdp.hpp"
 
 using namespace dpb;
 

@@ -1,7 +1,7 @@
-// Tests of the Rényi-DP numerics (src/accounting/rdp.cpp): reference values
+// Tests of the Rényi-DP numerics (src/accounting/rdp/rdp.cpp): reference values
 // from tests/reference/, closed forms, an independent 50-digit quadrature
 // oracle and monotonicity properties.
-#include "accounting/rdp.hpp"
+#include "accounting/rdp/rdp.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
-#include "accounting/log_math.hpp"
-#include "accounting/rdp_accountant.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/numerics/log_math.hpp"
+#include "accounting/rdp/rdp_accountant.hpp"
 #include "reference.hpp"
 
 namespace {

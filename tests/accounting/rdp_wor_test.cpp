@@ -1,9 +1,9 @@
 // Tests of the RDP bound for sampling without replacement (replace-one),
-// src/accounting/rdp_without_replacement.cpp, docs/rdp.md#without-replacement: closed forms of the
-// [WBK19] bound at α = 2 and 3, values of an independent 400-digit evaluation
-// of the same formula, the bound against the exact Rényi divergence of small
-// subsampled mechanisms (numerical integration), monotonicity, the relation to
-// the Poisson add/remove RDP, extreme inputs, and the accountant wiring.
+// src/accounting/rdp/rdp_without_replacement.cpp, docs/rdp.md#without-replacement: closed forms of
+// the [WBK19] bound at α = 2 and 3, values of an independent 400-digit evaluation of the same
+// formula, the bound against the exact Rényi divergence of small subsampled mechanisms (numerical
+// integration), monotonicity, the relation to the Poisson add/remove RDP, extreme inputs, and the
+// accountant wiring.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
-#include "accounting/events.hpp"
-#include "accounting/rdp.hpp"
-#include "accounting/rdp_accountant.hpp"
-#include "accounting/rdp_without_replacement.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/rdp/rdp.hpp"
+#include "accounting/rdp/rdp_accountant.hpp"
+#include "accounting/rdp/rdp_without_replacement.hpp"
 #include "reference.hpp"
 
 namespace {

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
-#include "accounting/dp_sgd_run.hpp"
-#include "accounting/events.hpp"
-#include "accounting/gaussian_mechanism.hpp"
-#include "accounting/gdp.hpp"
-#include "accounting/gdp_accountant.hpp"
-#include "accounting/rdp.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
+#include "accounting/events/events.hpp"
+#include "accounting/gdp/gdp.hpp"
+#include "accounting/gdp/gdp_accountant.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
+#include "accounting/rdp/rdp.hpp"
 
 using namespace dpb;
 

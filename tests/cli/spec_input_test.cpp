@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "accounting/event_examples.hpp"
+#include "accounting/events/event_examples.hpp"
 
 using namespace dpb;
 using namespace dpb::cli;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "accounting/rdp.hpp"
+#include "accounting/rdp/rdp.hpp"
 #include "run_json.hpp"
 
 using dpb::test::json_of;

@@ -1,5 +1,5 @@
 // End-to-end: the mechanism verbs print what the accounting library computes
-// (compose and accounting/composition.hpp, to the last bit) and what the
+// (compose and accounting/composition/composition.hpp, to the last bit) and what the
 // accountants print for the same run (gdp and `epsilon --accountant gdp`:
 // the same μ, ε and notes).
 #include <doctest/doctest.h>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "accounting/composition.hpp"
+#include "accounting/composition/composition.hpp"
 #include "accounting/errors.hpp"
-#include "accounting/gdp.hpp"
+#include "accounting/gdp/gdp.hpp"
 #include "run_json.hpp"
 
 using dpb::test::json_of;

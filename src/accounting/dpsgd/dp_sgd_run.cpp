@@ -1,0 +1,235 @@
+#include "accounting/dpsgd/dp_sgd_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "accounting/events/mixture_dominance.hpp"
+
+namespace dpb {
+namespace {
+
+std::string key_message(const std::vector<RunParameterError::Part>& parts) {
+  std::string s;
+  for (const auto& p : parts)
+    s += std::holds_alternative<std::string>(p) ? std::get<std::string>(p)
+                                                : std::string(to_string(std::get<RunField>(p)));
+  return s;
+}
+
+using F = RunField;
+
+}  // namespace
+
+std::string_view to_string(RunField field) {
+  switch (field) {
+    case F::sampling_rate:
+      return "sampling_rate";
+    case F::noise_multiplier:
+      return "noise_multiplier";
+    case F::steps:
+      return "steps";
+    case F::dataset_size:
+      return "dataset_size";
+    case F::batch_size:
+      return "batch_size";
+    case F::epochs:
+      return "epochs";
+    case F::last_batch:
+      return "last_batch";
+    case F::participations:
+      return "participations";
+    case F::records_per_user:
+      return "records_per_user";
+  }
+  return "?";
+}
+
+RunParameterError::RunParameterError(RunField field, std::vector<Part> parts)
+    : InvalidParameter(std::string(to_string(field)), key_message(parts)),
+      run_field_(field),
+      message_(key_message(parts)),
+      parts_(std::move(parts)) {}
+
+namespace {
+
+/// The step of a Poisson-sampled run whose unit of privacy is a user of k
+/// records, each clipped to norm 1: the user's contribution to a step is the
+/// number of their records in the batch, Binomial(k, q), so the step is
+/// N(0, σ²) against Σ_j C(k,j) q^j (1−q)^{k−j} N(j, σ²) (docs/sampling.md#user-level; Ganesh
+/// 2024, arXiv 2401.10294).
+EventPtr user_level_poisson_step(double q, double sigma, std::int64_t k) {
+  MixtureOfGaussiansEvent m{sigma, {}, binomial_weights(k, q)};
+  for (std::int64_t j = 0; j <= k; ++j) m.sensitivities.push_back(static_cast<double>(j));
+  return make_event(std::move(m));
+}
+
+EventPtr poisson_run_event(double q, double sigma, std::int64_t steps, std::int64_t k) {
+  if (k == 1) return make_dp_sgd(q, sigma, steps);
+  return make_self_composed(steps, user_level_poisson_step(q, sigma, k));
+}
+
+}  // namespace
+
+Neighbouring run_relation(const DpSgdRun& run) {
+  switch (run.sampling) {
+    case Sampling::poisson:
+    case Sampling::balls_in_bins:
+      return Neighbouring::add_remove;
+    case Sampling::without_replacement:
+      return Neighbouring::replace_one;
+    case Sampling::shuffle:
+      return Neighbouring::replace_special;
+  }
+  return Neighbouring::add_remove;
+}
+
+std::int64_t epoch_steps(const DpSgdRun& run) {
+  return steps_per_epoch(*run.dataset_size, *run.batch_size,
+                         run.last_batch.value_or(LastBatch::keep));
+}
+
+std::int64_t epochs_started(const DpSgdRun& run) {
+  const std::int64_t t = epoch_steps(run);
+  return run.steps / t + (run.steps % t != 0 ? 1 : 0);
+}
+
+EventPtr dp_sgd_event(const DpSgdRun& run) {
+  const std::int64_t k = run.records_per_user;
+  const double sigma = run.noise_multiplier;
+  switch (run.sampling) {
+    case Sampling::poisson:
+      return poisson_run_event(run.sampling_rate, sigma, run.steps, k);
+    case Sampling::without_replacement:
+      if (k != 1)
+        throw RunParameterError(F::records_per_user,
+                                {F::records_per_user,
+                                 ": only 1 with sampling without replacement (no user-level "
+                                 "analysis of fixed-size batches is implemented; use poisson)"});
+      return make_self_composed(run.steps,
+                                make_sampled_without_replacement(*run.dataset_size, *run.batch_size,
+                                                                 make_gaussian(sigma)));
+    case Sampling::shuffle:
+      // Each record in one step per epoch; a user's k records in at most k
+      // steps, whose per-step counts n_j (Σ n_j = k) make the epoch a
+      // composition of Gaussians of sensitivities n_j: μ² = Σ n_j²/σ² ≤
+      // k²/σ² (Dong, Roth & Su 2022, Cor. 3.3), one Gaussian at σ/k.
+      return make_self_composed(
+          epochs_started(run),
+          make_event(
+              ShuffledEvent{epoch_steps(run), make_gaussian(sigma / static_cast<double>(k))}));
+    case Sampling::balls_in_bins:
+      if (k == 1)
+        return make_self_composed(epochs_started(run),
+                                  make_event(RandomAllocationEvent{
+                                      epoch_steps(run), run.participations, make_gaussian(sigma)}));
+      // A user of k records, each in p distinct steps: per-step counts n_j ≤ k
+      // with Σ n_j = kp, so Σ n_j² ≤ k·kp and the epoch is at most p Gaussian
+      // releases at σ/k (as above; no amplification is claimed for users).
+      std::int64_t releases = 0;
+      if (__builtin_mul_overflow(epochs_started(run), run.participations, &releases))
+        throw RunParameterError(F::participations, {F::participations, ": too many releases"});
+      return make_self_composed(releases, make_gaussian(sigma / static_cast<double>(k)));
+  }
+  return nullptr;
+}
+
+bool event_is_the_run(const DpSgdRun& run) {
+  switch (run.sampling) {
+    case Sampling::poisson:  // user level: the Binomial mixture, aligned gradients attain it
+    case Sampling::without_replacement:
+    case Sampling::shuffle:  // the shuffled event itself; its PLD pair says it dominates
+      return true;
+    case Sampling::balls_in_bins:
+      return run.records_per_user == 1;
+  }
+  return false;
+}
+
+EventPtr poisson_estimate_event(const DpSgdRun& run) {
+  // A record is in k of the t steps of a balls-in-bins epoch: the Poisson
+  // analogue has rate k·B/N (B/N for shuffling and k = 1).
+  const double rate =
+      run.sampling == Sampling::balls_in_bins
+          ? std::min(1.0, static_cast<double>(run.participations) * run.sampling_rate)
+          : run.sampling_rate;
+  return poisson_run_event(rate, run.noise_multiplier, run.steps, run.records_per_user);
+}
+
+EventPtr shuffle_lower_bound_event(const DpSgdRun& run) {
+  if (run.sampling != Sampling::shuffle || !run.dataset_size || !run.batch_size) return nullptr;
+  if (*run.dataset_size % *run.batch_size != 0) return nullptr;
+  const std::int64_t t = epoch_steps(run), whole = run.steps / t;
+  if (whole < 1) return nullptr;
+  return make_self_composed(
+      whole, make_event(RandomAllocationEvent{t, 1, make_gaussian(run.noise_multiplier)}));
+}
+
+double sampling_rate_of(std::optional<double> q, std::optional<std::int64_t> n,
+                        std::optional<std::int64_t> b, bool dataset_size_alone) {
+  if (q && (b || (n && !dataset_size_alone)))
+    throw RunParameterError(F::sampling_rate,
+                            {F::sampling_rate, ": give either ", F::sampling_rate, " or ",
+                             F::dataset_size, " with ", F::batch_size, ", not both"});
+  if (q) return *q;
+  if (b && !n)
+    throw RunParameterError(F::batch_size,
+                            {F::batch_size, ": needs ", F::dataset_size, " (q = batch / dataset)"});
+  if (n && !b)
+    throw RunParameterError(F::dataset_size,
+                            {F::dataset_size, ": needs ", F::batch_size, " (q = batch / dataset)"});
+  if (!b)
+    throw RunParameterError(F::sampling_rate, {F::sampling_rate, " is required (or ",
+                                               F::dataset_size, " with ", F::batch_size, ")"});
+  if (*n < 1)
+    throw RunParameterError(F::dataset_size, {F::dataset_size, ": must be an integer >= 1"});
+  if (*b < 1) throw RunParameterError(F::batch_size, {F::batch_size, ": must be an integer >= 1"});
+  if (*b > *n)
+    throw RunParameterError(F::batch_size,
+                            {F::batch_size, ": must be <= ", F::dataset_size,
+                             " (" + std::to_string(*n) + "), got " + std::to_string(*b)});
+  return static_cast<double>(*b) / static_cast<double>(*n);
+}
+
+std::int64_t steps_per_epoch(std::int64_t n, std::int64_t b, LastBatch last_batch) {
+  // PyTorch BatchSampler.__len__: N // B if drop_last else (N + B - 1) // B.
+  return last_batch == LastBatch::drop ? n / b : (n + b - 1) / b;
+}
+
+std::int64_t steps_for_epochs(double epochs, double sampling_rate,
+                              std::optional<std::int64_t> dataset_size,
+                              std::optional<std::int64_t> batch_size,
+                              std::optional<LastBatch> last_batch) {
+  const bool by_batch = dataset_size && batch_size;
+  if (last_batch) {
+    if (!by_batch)
+      throw RunParameterError(F::last_batch,
+                              {F::last_batch, ": needs ", F::dataset_size, " and ", F::batch_size,
+                               " (steps per epoch = floor or ceil of N/B)"});
+    if (epochs != std::floor(epochs)) {
+      std::ostringstream shown;
+      shown << std::setprecision(17) << epochs;
+      throw RunParameterError(F::epochs, {F::epochs, ": must be a whole number with ",
+                                          F::last_batch, " (whole passes), got " + shown.str()});
+    }
+    const double steps =
+        epochs * static_cast<double>(steps_per_epoch(*dataset_size, *batch_size, *last_batch));
+    if (!(steps <= kMaxSteps))
+      throw RunParameterError(F::epochs, {F::epochs, ": gives more than 2^53 steps"});
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(steps));
+  }
+  if (!by_batch && !(sampling_rate > 0))
+    throw RunParameterError(F::epochs,
+                            {F::epochs, ": needs a sampling rate > 0 (steps per epoch = 1/q)"});
+  const double exact =
+      by_batch ? epochs * static_cast<double>(*dataset_size) / static_cast<double>(*batch_size)
+               : epochs / sampling_rate;
+  const double nearest = std::round(exact);
+  const double steps = std::abs(exact - nearest) <= 1e-9 * exact ? nearest : std::ceil(exact);
+  if (!(steps <= kMaxSteps))
+    throw RunParameterError(F::epochs, {F::epochs, ": gives more than 2^53 steps"});
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(steps));
+}
+
+}  // namespace dpb

@@ -1,0 +1,214 @@
+// Reading the composed loss (pld.hpp, ComposedLoss): δ(ε) and ε(δ) of the
+// discrete distribution, turned into sound bounds on the true profile. The
+// upper bound adds the error terms of stages (2), (4) and (5) of the PLD
+// method (pld_internal.hpp); the lower bound is stage (3), the coupling
+// (in the spirit of Gopi, Lee & Wutschitz 2021, Thm 5.1) with Bernstein's
+// inequality for the randomised rounding.
+#include <algorithm>
+#include <cmath>
+
+#include "accounting/pld/internal.hpp"
+#include "accounting/pld/pld.hpp"
+#include "accounting/risk/attack_risk.hpp"
+
+namespace dpb::pld {
+namespace {
+
+using detail::kInf;
+using detail::kU;
+
+/// Bisection on the spectral form: at most this many halvings (no hang) ...
+constexpr int kBisectionMaxSteps = 200;
+/// ... down to this relative width in ε, far below any interval width the
+/// refinement aims at.
+constexpr double kBisectionRelWidth = 1e-13;
+/// Sums over n grid points are within kTailSumUlps·n·u relative.
+constexpr double kTailSumUlps = 4;
+/// (3): candidate failure probabilities η = f·δ of the lower bound; the best
+/// is kept, so every f is sound and more of them only tighten the bound.
+constexpr double kEtaFractions[] = {0.3, 0.1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6};
+
+/// ε grid of the trade-off curves: at most this many points between the
+/// lowest and highest loss of the window (every grid is sound; the spacing
+/// costs a factor e^{spacing} on the x term of the lower bound only where the
+/// optimum falls between points).
+constexpr std::size_t kTradeoffPoints = 8192;
+
+double lowest_loss(const ComposedLoss& c) {
+  return static_cast<double>(c.first_index) * c.interval;
+}
+double highest_loss(const ComposedLoss& c) {
+  return static_cast<double>(c.first_index + static_cast<std::int64_t>(c.grid_points()) - 1) *
+         c.interval;
+}
+
+/// Points lo = ε_0 < … < ε_{n−1} = hi, spaced at least Δ apart.
+std::vector<double> epsilon_grid(double lo, double hi, double interval) {
+  if (!(hi > lo)) return {lo};
+  const double span = (hi - lo) / interval;
+  const std::size_t n =
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(span)) + 1, 2, kTradeoffPoints);
+  std::vector<double> eps(n);
+  for (std::size_t j = 0; j < n; ++j)
+    eps[j] = lo + (hi - lo) * static_cast<double>(j) / static_cast<double>(n - 1);
+  eps.back() = hi;
+  return eps;
+}
+
+double summation_factor(std::size_t n) { return kTailSumUlps * static_cast<double>(n) * kU; }
+
+}  // namespace
+
+ComposedLoss::ComposedLoss(double step, std::int64_t first, std::vector<double> values)
+    : interval(step), first_index(first), mass(std::move(values)) {
+  const std::size_t n = mass.size();
+  tail_p_.assign(n + 1, 0.0);
+  tail_q_.assign(n + 1, 0.0);
+  const double decay = std::exp(-interval);
+  for (std::size_t i = n; i-- > 0;) {
+    tail_p_[i] = tail_p_[i + 1] + mass[i];
+    tail_q_[i] = mass[i] + decay * tail_q_[i + 1];
+  }
+}
+
+double ComposedLoss::grid_delta(double epsilon) const {
+  if (period_ > 0) return spectral_delta(epsilon);
+  if (mass.empty()) return 0;
+  // Terms with l_i > ε: i ≥ first i with l_i > ε.
+  const double pos = epsilon / interval - static_cast<double>(first_index);
+  std::size_t i;
+  if (pos < 0)
+    i = 0;
+  else if (pos >= static_cast<double>(mass.size()))
+    return 0;
+  else
+    i = static_cast<std::size_t>(std::floor(pos)) + 1;
+  if (i >= mass.size()) return 0;
+  const double l_i = static_cast<double>(first_index + static_cast<std::int64_t>(i)) * interval;
+  return std::max(0.0, tail_p_[i] - std::exp(epsilon - l_i) * tail_q_[i]);
+}
+
+double ComposedLoss::grid_epsilon(double d, bool upper_side) const {
+  if (!(d > 0)) return kInf;
+  if (period_ > 0) {
+    // Bisection on the continuous, nonincreasing profile.
+    double hi = static_cast<double>(first_index + static_cast<std::int64_t>(period_)) * interval;
+    double lo = std::min(static_cast<double>(first_index) * interval, 0.0) - 1;
+    if (spectral_delta(lo) <= d) return upper_side ? lo : -kInf;
+    for (int it = 0;
+         it < kBisectionMaxSteps && hi - lo > kBisectionRelWidth * std::max(1.0, std::abs(hi));
+         ++it) {
+      const double mid = lo + (hi - lo) / 2;
+      (spectral_delta(mid) <= d ? hi : lo) = mid;
+    }
+    return upper_side ? hi : lo;
+  }
+  const std::size_t n = mass.size();
+  if (n == 0) return -kInf;
+  // g(i) = δ at ε = l_i: terms j > i. Nonincreasing in i; g(n−1) = 0.
+  const double decay = std::exp(-interval);
+  auto g = [&](std::size_t i) { return tail_p_[i + 1] - decay * tail_q_[i + 1]; };
+  std::size_t lo = 0, hi = n - 1;  // smallest i with g(i) ≤ d
+  if (g(0) <= d) {
+    hi = 0;
+  } else {
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (g(mid) <= d)
+        hi = mid;
+      else
+        lo = mid;
+    }
+  }
+  // On (l_{hi−1}, l_hi]: δ(ε) = tail_p[hi] − e^{ε − l_hi} tail_q[hi] (terms j ≥ hi).
+  const double l = static_cast<double>(first_index + static_cast<std::int64_t>(hi)) * interval;
+  const double num = tail_p_[hi] - d;
+  if (!(num > 0) || !(tail_q_[hi] > 0)) return hi == 0 ? -kInf : l;
+  return std::min(l, l + std::log(num / tail_q_[hi]));
+}
+
+double ComposedLoss::deviation(double eta) const {
+  // (3): t = T·β + s, s solving Bernstein's exp(−s²/(2(V + Δs/3))) = η.
+  const double big_l = std::log(1 / eta);
+  const double m = big_l * interval / 3;
+  return bias + m + std::sqrt(m * m + 2 * big_l * variance);
+}
+
+double ComposedLoss::delta_upper(double epsilon) const {
+  if (releases == 0) return 0;
+  const double d = grid_delta(epsilon) * (1 + summation_factor(mass.size()));
+  return std::min(1.0, d + infinite_mass + alias_above + roundoff);
+}
+
+double ComposedLoss::delta_lower(double epsilon) const {
+  if (releases == 0) return 0;
+  const double base = grid_delta(epsilon);
+  double best = 0;
+  for (double f : kEtaFractions) {
+    const double eta = f * std::max(base, detail::kTinyProbability);
+    const double d = certain_infinite_mass +
+                     grid_delta(epsilon + deviation(eta)) * (1 - summation_factor(mass.size())) -
+                     eta - alias_below - roundoff;
+    best = std::max(best, d);
+  }
+  return std::min(best, 1.0);
+}
+
+double ComposedLoss::epsilon_upper(double delta) const {
+  if (releases == 0) return 0;
+  const double d =
+      delta / (1 + summation_factor(mass.size())) - infinite_mass - alias_above - roundoff;
+  return std::max(0.0, grid_epsilon(d, true));
+}
+
+double ComposedLoss::epsilon_lower(double delta) const {
+  if (releases == 0) return 0;
+  double best = 0;
+  for (double f : kEtaFractions) {
+    const double eta = f * delta;
+    // δ_true(ε) ≥ P(X = ∞) + (the finite part's lower bound): subtract it.
+    const double d = (delta - certain_infinite_mass + eta + alias_below + roundoff) /
+                     (1 - summation_factor(mass.size()));
+    best = std::max(best, grid_epsilon(d, false) - deviation(eta));
+  }
+  return best;
+}
+
+namespace detail {
+
+std::vector<double> tpr_upper(std::span<const ComposedLoss> directions,
+                              std::span<const double> fprs) {
+  std::vector<double> out(fprs.size(), 1.0);
+  if (directions.empty()) return out;
+  double hi = 0, interval = directions.front().interval;
+  for (const ComposedLoss& c : directions) hi = std::max(hi, highest_loss(c));
+  for (double eps : epsilon_grid(0, hi, interval)) {
+    double d = 0;
+    for (const ComposedLoss& c : directions) d = std::max(d, c.delta_upper(eps));
+    for (std::size_t i = 0; i < fprs.size(); ++i)
+      out[i] = std::min(out[i], tpr_bound_epsilon_delta(eps, d, fprs[i]));
+  }
+  return out;
+}
+
+std::vector<double> tpr_lower(const ComposedLoss& c, std::span<const double> fprs) {
+  const std::vector<double> eps = epsilon_grid(lowest_loss(c), highest_loss(c), c.interval);
+  std::vector<double> d(eps.size());
+  for (std::size_t j = 0; j < eps.size(); ++j) d[j] = c.delta_lower(eps[j]);
+  std::vector<double> out(fprs.size());
+  for (std::size_t i = 0; i < fprs.size(); ++i) {
+    const double x = fprs[i];
+    // ε ≤ ε_0: δ(ε) + e^ε x ≥ δ(ε_0); ε ≥ ε_last: ≥ e^{ε_last} x; between
+    // ε_j and ε_{j+1}: ≥ δ(ε_{j+1}) + e^{ε_j} x (δ nonincreasing, e^ε x increasing).
+    double best = std::min(d.front(), std::exp(eps.back()) * x);
+    for (std::size_t j = 0; j + 1 < eps.size(); ++j)
+      best = std::min(best, d[j + 1] + std::exp(eps[j]) * x);
+    // The test that ignores the output and rejects with probability x has TPR x.
+    out[i] = std::clamp(best, x, 1.0);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace dpb::pld

@@ -1,0 +1,218 @@
+// Stages (4) and (5) of the PLD method (pld_internal.hpp): composition by FFT
+// (one forward transform per distinct release, Π_c X_c^{T_c} pointwise in
+// log-polar form, one inverse transform) and the round-off bound of the result
+// (Higham 2002, §24.1 and Thm 24.2). The window comes from
+// pld_tail_window.cpp; with few coefficients left the result stays in the
+// spectral form of pld_spectrum.cpp.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <numbers>
+
+#include "accounting/errors.hpp"
+#include "accounting/numerics/fft.hpp"
+#include "accounting/pld/internal.hpp"
+#include "accounting/pld/pld.hpp"
+
+namespace dpb::pld {
+namespace detail {
+namespace {
+
+/// (5): relative error added by one butterfly stage, in units of u.
+constexpr double kFftStageUlps = 8;
+/// (4): coefficients whose bound (r + ρ)^T is below e^{kNegligible} are set to 0.
+constexpr double kNegligible = -50;
+/// (4): the quick test for negligible coefficients drops one only when its
+/// bound is below e^{kNegligible} by this relative margin, far more than the
+/// round-off of |v|², exp and log.
+constexpr double kDropMargin = 1e-9;
+/// Below e^{−740} a modulus is (nearly) subnormal: such Z_k are left at 0
+/// (their error is already inside the perturbation bound).
+constexpr double kLogUnderflow = -740;
+/// (5): the log-polar power adds a relative error ≤ kPowerUlps·u·(kPowerLogRange
+/// + π·ΣT); kPowerLogRange bounds |log|Z_k|| ≤ 740 of the kept coefficients,
+/// with margin.
+constexpr double kPowerUlps = 8;
+constexpr double kPowerLogRange = 760;
+/// (5): the error of the last step (the final sums), in units of u.
+constexpr double kFinalSumUlps = 4;
+/// The composed mass at +∞ is rounded down by this many u per release.
+constexpr double kCertainMassUlps = 4;
+/// Keep the spectral form (no inverse transform, no array of the window) when
+/// at most 1/kSpectralFraction of the coefficients survive: a speed choice.
+constexpr std::size_t kSpectralFraction = 32;
+
+}  // namespace
+
+/// γ for the FFT of size n (see (5)).
+double fft_gamma(std::size_t n) {
+  return kFftStageUlps * std::ceil(std::log2(static_cast<double>(std::max<std::size_t>(n, 2)))) *
+         kU;
+}
+
+ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
+                          double tail_mass, double window_tail, std::size_t max_grid, bool shared) {
+  const Prepared prep = prepare(components, d, interval, tail_mass, max_grid);
+  const auto [k_a, k_b] = window(prep, interval, window_tail);
+  // The window may exceed max_grid when only a few Fourier coefficients are
+  // needed (spectral form, no array of the window), never kMaxSpectralWindow.
+  if (static_cast<double>(k_b - k_a) + 1 > static_cast<double>(kMaxSpectralWindow))
+    throw GridTooLarge("pld: composed grid exceeds the limit");
+  const auto span = static_cast<std::size_t>(k_b - k_a + 1);
+  std::size_t n = fft::good_size(span);
+  if (shared) {
+    // Any period ≥ the window is sound (a longer one folds less). Powers of
+    // two give a series a handful of periods in all, each with its
+    // remembered transforms. Only within the grid limit: past it a query made
+    // alone keeps the fast size, and so does a series (a longer period could
+    // leave too many coefficients for direct sums and no full transform).
+    const std::size_t wide = std::bit_ceil(span);
+    if (wide <= max_grid && wide <= kMaxSpectralWindow) n = wide;
+  }
+
+  // (4) Π_c X_c^{T_c} in log-polar form; (5) round-off terms.
+  const std::size_t h = n / 2 + 1;
+  const double gamma = fft_gamma(n);
+  // (5) Componentwise: |X̂_ck − X_ck| ≤ ρ_c = γ_N·‖x_c‖₁ (each of the log₂N
+  // butterfly stages adds a relative error ≤ 8u to partial sums whose moduli
+  // add up to at most ‖x‖₁). The perturbation of Z_k = Π_c X_ck^{T_c} is then
+  // ≤ Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c − 1} Π_{c'≠c} (r_c'k + ρ_c')^{T_c'} (r =
+  // computed modulus, clamped to the unit disc, which holds the true value).
+  // Coefficients whose bound (r + ρ)^T is below e^{−50} are set to 0; each
+  // such error is < e^{−50}, at most √N·e^{−50} in ‖·‖₂ all together.
+  struct Survivor {
+    std::size_t k, idx;  // frequency, position in the candidate list
+    double log_r, theta, log_r_pert, pert_sum;
+  };
+  std::vector<Survivor> alive;
+  double rho_total = 0;
+  // Many compositions leave few coefficients: compute only those (directly);
+  // otherwise one full forward transform per release.
+  const auto cand = candidates(prep, n, kNegligible);
+  if (!cand && n > max_grid) throw GridTooLarge("pld: composed grid exceeds the limit");
+  for (std::size_t c = 0; c < prep.releases.size(); ++c) {
+    const Release& release = *prep.releases[c];
+    const auto& x = release.loss;
+    const double t = prep.counts[c];
+    double norm1 = 0;
+    for (double v : x.mass) norm1 += v;
+    const double rho = (cand ? direct_gamma(x.mass.size()) : gamma) * norm1;
+    rho_total += t * rho;
+    std::shared_ptr<const std::vector<std::complex<double>>> held;
+    if (cand)
+      held = std::make_shared<const std::vector<std::complex<double>>>(release.dft_at(n, *cand));
+    else if (shared)
+      held = release.transform(n);
+    else
+      held = std::make_shared<const std::vector<std::complex<double>>>(fft::forward(x.mass, n));
+    const std::vector<std::complex<double>>& spectrum = *held;
+    // A coefficient with T·log(min(r + ρ, 1)) < kNegligible is dropped whatever
+    // the other releases give (their terms are ≤ 0). Most of a full transform
+    // is, and |v|² below this says so without the logarithms; the rest take
+    // the full update below (the same survivors, the same values).
+    const double keep = std::exp(kNegligible / t) * (1 - kDropMargin) - rho;
+    const double drop_below = keep > 0 ? keep * keep : 0.0;
+    auto update = [&](Survivor& s) {
+      const std::complex<double> v = spectrum[cand ? s.idx : s.k];
+      if (std::norm(v) < drop_below) return false;
+      const double r = std::min(std::abs(v), 1.0);
+      const double rp = std::min(r + rho, 1.0);
+      s.log_r += r > 0 ? t * std::log(r) : -kInf;
+      s.theta = std::remainder(s.theta + std::remainder(t * std::arg(v), 2 * std::numbers::pi),
+                               2 * std::numbers::pi);
+      s.log_r_pert += t * std::log(rp);
+      s.pert_sum += t * rho / rp;
+      return s.log_r_pert >= kNegligible;
+    };
+    if (c == 0) {
+      const std::size_t count = cand ? cand->size() : h;
+      for (std::size_t i = 0; i < count; ++i) {
+        Survivor s{cand ? (*cand)[i] : i, i, 0, 0, 0, 0};
+        if (update(s)) alive.push_back(s);
+      }
+    } else {
+      std::erase_if(alive, [&](Survivor& s) { return !update(s); });
+    }
+  }
+  double z_norm2 = 0, dz_norm2 = 0;
+  std::vector<std::complex<double>> z_alive(alive.size());
+  for (std::size_t i = 0; i < alive.size(); ++i) {
+    const Survivor& s = alive[i];
+    const double dz = std::exp(s.log_r_pert) * s.pert_sum;
+    dz_norm2 += hermitian_weight(s.k, n) * dz * dz;
+    if (s.log_r < kLogUnderflow) continue;
+    z_alive[i] = std::polar(std::exp(s.log_r), s.theta);
+    z_norm2 += hermitian_weight(s.k, n) * std::norm(z_alive[i]);
+  }
+  const double z_norm = std::sqrt(z_norm2);
+  const double dz_norm = std::sqrt(dz_norm2) + std::sqrt(static_cast<double>(n)) *
+                                                   std::exp(kNegligible) * (1 + rho_total);
+  const double power_rel = kPowerUlps * kU * (kPowerLogRange + std::numbers::pi * prep.total_count);
+  // Σ_j |ŷ_j − y_j| ≤ ‖Ẑ − Z‖₂ (Parseval), plus the error of the last step.
+  double roundoff = dz_norm + power_rel * z_norm + kFinalSumUlps * kU;
+
+  const auto nn = static_cast<std::int64_t>(n);
+  // Circular position p holds loss index ≡ prep.first + p (mod n); the window
+  // starts at k_a, so y_j (loss (k_a + j)Δ) is circular position j + shift.
+  const std::int64_t shift = (((k_a - prep.first) % nn) + nn) % nn;
+  ComposedLoss out;
+  if (alive.size() * kSpectralFraction <= n || n > max_grid) {
+    // Few coefficients left (many compositions): keep the spectrum and read δ
+    // from it directly — no inverse transform.
+    std::vector<std::size_t> ks(alive.size());
+    for (std::size_t i = 0; i < alive.size(); ++i) ks[i] = alive[i].k;
+    out = spectral_form(interval, k_a, n, shift, ks, z_alive, roundoff);
+  } else {
+    std::vector<std::complex<double>> z(h);
+    for (std::size_t i = 0; i < alive.size(); ++i) z[alive[i].k] = z_alive[i];
+    roundoff += gamma * z_norm;  // the inverse transform (normwise, Higham Thm 24.2)
+    const std::vector<double> circular = fft::inverse(std::move(z), n);
+    std::vector<double> mass(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = circular[(static_cast<std::int64_t>(i) + shift) % nn];
+      mass[i] = v > 0 ? v : 0.0;  // the truth is ≥ 0: clamping only lowers the error
+    }
+    out = ComposedLoss(interval, k_a, std::move(mass));
+  }
+
+  out.roundoff = roundoff;
+  const std::int64_t k_top = k_a + nn - 1;
+  out.alias_above = k_top >= prep.last
+                        ? 0.0
+                        : std::exp(prep.log_tail_above(static_cast<double>(k_top + 1) * interval));
+  out.alias_below = k_a <= prep.first
+                        ? 0.0
+                        : std::exp(prep.log_tail_below(static_cast<double>(k_a - 1) * interval));
+  double log_finite = 0, log_certain = 0, var = 0;
+  for (std::size_t c = 0; c < prep.releases.size(); ++c) {
+    log_finite += prep.counts[c] * std::log1p(-std::min(prep.loss(c).dropped_mass, 1.0));
+    log_certain += prep.counts[c] * std::log1p(-std::min(prep.loss(c).infinite_mass, 1.0));
+    var += prep.counts[c] * prep.loss(c).split_variance;
+  }
+  out.infinite_mass = -std::expm1(log_finite);
+  // The composed loss is +∞ as soon as one release's is: 1 − Π(1 − m_c)^{T_c},
+  // rounded down (a few u per operation) since the lower bounds count it.
+  out.certain_infinite_mass = std::max(
+      0.0, -std::expm1(log_certain) * (1 - kCertainMassUlps * kU * (prep.total_count + 4)));
+  out.variance = var * interval * interval;
+  // (3): β = (Δ/2 + Δ²/12)²/2 bounds each release's conditional mean of Y − X.
+  const double beta = 0.5 * std::pow(interval / 2 + interval * interval / 12, 2);
+  out.bias = prep.total_count * beta;
+  out.releases = static_cast<std::size_t>(prep.total_count);
+  return out;
+}
+
+}  // namespace detail
+
+ComposedLoss compose(std::span<const Component> components, Direction d, double interval,
+                     double tail_mass, double window_tail) {
+  if (!(interval > 0)) throw InvalidParameter("pld_interval", "must be positive");
+  if (components.empty()) {
+    ComposedLoss id(interval, 0, {1.0});
+    return id;
+  }
+  return detail::compose_impl(components, d, interval, tail_mass, window_tail, kDirectMaxGrid);
+}
+
+}  // namespace dpb::pld

@@ -1,0 +1,265 @@
+// Stage (6) of the PLD method (pld_internal.hpp): the refinement loop. Both
+// directions are composed on a grid Δ (docs/pld.md#directions: the result is the max over
+// both), Δ shrinks until the interval [lower, upper] meets the tolerance, and
+// the loop stops with a note when the grid limit or the Δ-independent error
+// terms are reached.
+#include <algorithm>
+#include <cmath>
+#include <future>
+#include <utility>
+
+#include "accounting/errors.hpp"
+#include "accounting/pld/internal.hpp"
+#include "accounting/pld/pld.hpp"
+
+namespace dpb::pld {
+namespace {
+
+using detail::compose_impl;
+using detail::GridTooLarge;
+using detail::kInf;
+using detail::kTinyProbability;
+
+/// The tails put at +∞ and the window's folded tails take this share of the δ
+/// in question, so they never dominate the interval width.
+constexpr double kTailShare = 1e-5;
+/// A δ query does not know its δ: its tails are sized for a δ of this size.
+constexpr double kDeltaQueryScale = 1e-10;
+/// Ceilings on the tail mass per release end and on the window tail, even for
+/// a large δ: truncation stays far below what the refinement fights.
+constexpr double kMaxTailMass = 1e-12;
+constexpr double kMaxWindowTail = 1e-10;
+/// First Δ when none is given: cheap, and usually one or two refinements from
+/// the default tolerance.
+constexpr double kFirstInterval = 1e-3;
+/// A round that does not shrink the width to below this share of the previous
+/// one shows that the Δ-independent terms dominate: stop.
+constexpr double kMinProgress = 0.75;
+/// δ query: stop once the Δ-independent terms take this share of the target.
+constexpr double kMaxFloorShare = 0.5;
+/// The width is close to proportional to Δ: aim at this share of the target,
+/// shrinking Δ by at least 1/4 and at most 1024-fold per round.
+constexpr double kAimShare = 0.7;
+constexpr double kMaxShrink = 1.0 / 1024;
+constexpr double kMinShrink = 0.75;
+
+/// Merges equal mechanisms, drops zero counts; reports whether every loss is
+/// symmetric (q = 1: both directions have the same PLD).
+std::vector<Component> normalise(std::span<const Component> components, bool& symmetric) {
+  std::vector<Component> out;
+  symmetric = true;
+  for (const auto& c : components) {
+    if (c.count < 0) throw InvalidParameter("count", "must be non-negative");
+    if (c.count == 0) continue;
+    detail::validate(c.mechanism);
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const Component& o) { return o.mechanism == c.mechanism; });
+    if (it != out.end())
+      it->count += c.count;
+    else
+      out.push_back(c);
+    if (!pld::symmetric(c.mechanism)) symmetric = false;
+  }
+  return out;
+}
+
+enum class Query { epsilon, delta };
+
+/// Tail mass put at +∞ per release end, and the window tail: small against
+/// the δ in question (`total` releases).
+/// With `share` (Options::share_releases) the tail mass is rounded down to a
+/// power of two (a smaller tail is only more accurate), so that runs of
+/// nearby lengths discretise each release identically and share it
+/// (pld_tail_window.cpp remembers releases).
+std::pair<double, double> tails(double total, Query query, double value, bool share) {
+  const double scale = query == Query::epsilon ? value : kDeltaQueryScale;
+  double tail = std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass);
+  if (share) tail = std::max(kTinyProbability, std::exp2(std::floor(std::log2(tail))));
+  return {tail, std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail)};
+}
+
+/// `composed`, when given, receives the composed loss of each direction on
+/// the grid of the returned interval (remove first), for further reading.
+Interval refine(std::span<const Component> raw, Query query, double value, const Options& options,
+                std::vector<ComposedLoss>* composed = nullptr) {
+  bool symmetric = true;
+  const std::vector<Component> comps = normalise(raw, symmetric);
+  Interval result;
+  if (comps.empty()) {
+    result.notes.push_back("pld: nothing composed");
+    return result;  // ε = 0, δ = 0
+  }
+  double total = 0;
+  for (const auto& c : comps) total += static_cast<double>(c.count);
+  // A release with loss +∞ for certain (non_private, or (ε, δ) with δ = 1):
+  // ε = ∞ and δ = 1 exactly, with no grid.
+  for (const auto& c : comps) {
+    if (infinite_mass(c.mechanism, Direction::remove) >= 1 ||
+        infinite_mass(c.mechanism, Direction::add) >= 1) {
+      result.lower = result.upper = query == Query::epsilon ? kInf : 1.0;
+      result.notes.push_back(
+          "pld: a release without a privacy guarantee (non_private): epsilon is infinite");
+      return result;
+    }
+  }
+  // (Named copies, not a structured binding: clang 14 cannot capture one.)
+  const auto tail = tails(total, query, value, options.share_releases);
+  const double tail_mass = tail.first, window_tail = tail.second;
+
+  double interval = options.interval > 0 ? options.interval : kFirstInterval;
+  bool have = false;
+  double floor = 0;    // δ error terms that do not shrink with Δ
+  double shifted = 0;  // δ query: upper δ at ε·(1 + tolerance)
+  for (int round = 0;; ++round) {
+    Interval now;
+    try {
+      // The two directions are independent: the add direction runs on a
+      // second thread when there is one.
+      auto run = [&](Direction d) {
+        return compose_impl(comps, d, interval, tail_mass, window_tail, options.max_grid,
+                            options.share_releases);
+      };
+      std::future<ComposedLoss> add;
+      if (!symmetric) add = std::async(std::launch::async, run, Direction::add);
+      std::vector<ComposedLoss> done;
+      done.push_back(run(Direction::remove));
+      if (add.valid()) done.push_back(add.get());
+      double lo = 0, up = 0;
+      std::size_t grid = 0;
+      floor = 0;
+      shifted = 0;
+      for (const ComposedLoss& c : done) {
+        floor = std::max(floor, c.infinite_mass - c.certain_infinite_mass + c.alias_above +
+                                    c.alias_below + 2 * c.roundoff);
+        grid = std::max(grid, c.grid_points());
+        if (query == Query::epsilon) {
+          lo = std::max(lo, c.epsilon_lower(value));
+          up = std::max(up, c.epsilon_upper(value));
+        } else {
+          lo = std::max(lo, c.delta_lower(value));
+          up = std::max(up, c.delta_upper(value));
+          // δ at ε(1 + tolerance): what an ε interval of the target width means for δ.
+          const double tol = std::max(options.tolerance, 0.0);
+          shifted = std::max(shifted, c.delta_upper(value > 0 ? value * (1 + tol) : tol));
+        }
+      }
+      now.lower = std::min(lo, up);
+      now.upper = up;
+      now.interval = interval;
+      now.grid = grid;
+      now.refinements = round + 1;
+      if (composed) *composed = std::move(done);
+    } catch (const GridTooLarge&) {
+      if (!have) {
+        // Not even the first grid fits: no certified bound but the trivial one.
+        result.lower = 0;
+        result.upper = query == Query::epsilon ? kInf : 1;
+        result.converged = false;
+        result.notes.push_back(
+            "pld: the grid for this event exceeds the size limit; no finite bound from pld");
+        return result;
+      }
+      result.converged = false;
+      result.notes.push_back("pld: grid size limit reached before the interval width target");
+      return result;
+    }
+    const double previous_width = have ? result.upper - result.lower : kInf;
+    result = now;
+    have = true;
+    if (!std::isfinite(result.lower)) {
+      // Both ends infinite: δ is below the mass the events put at +∞.
+      result.notes.push_back(
+          "pld: epsilon is infinite: the events put more than delta of their privacy loss at "
+          "+inf (an epsilon_delta event's delta, or a loss that is infinite with positive "
+          "probability)");
+      return result;
+    }
+    if (!std::isfinite(result.upper)) {
+      result.converged = false;
+      result.notes.push_back(
+          "pld: delta is below the round-off and truncation floor of the accountant; "
+          "no finite upper bound on epsilon");
+      return result;
+    }
+    const double width = result.upper - result.lower;
+    // ε: relative width. δ: the width an ε interval of that relative width
+    // gives (δ(ε) − δ(ε(1 + tolerance))), or the relative width if larger.
+    double target = options.tolerance * result.upper;
+    if (query == Query::delta) target = std::max(target, result.upper - shifted);
+    if (options.tolerance <= 0 || width <= target) return result;
+    if (width > kMinProgress * previous_width ||
+        (query == Query::delta && floor >= kMaxFloorShare * target)) {
+      // A finer grid no longer helps: the width comes from the terms that do
+      // not shrink with Δ (round-off, truncated tails, window), e.g. a δ far
+      // below 1e-10.
+      result.converged = false;
+      result.notes.push_back(
+          "pld: interval width limited by round-off and truncation terms, not by the grid");
+      return result;
+    }
+    // The width is close to proportional to Δ (the coupling term (3) dominates,
+    // a little less than linearly on coarse grids): aim at 70% of the target;
+    // shrink Δ by at least 1/4 and at most 1024-fold per round.
+    const double ratio = target / width;
+    interval *= std::clamp(kAimShare * ratio, kMaxShrink, kMinShrink);
+  }
+}
+
+}  // namespace
+
+TradeoffInterval tradeoff_interval(std::span<const Component> upper,
+                                   std::span<const Component> lower, std::span<const double> fprs,
+                                   const Options& options) {
+  TradeoffInterval out;
+  // The advantage is δ(0) (the total variation distance); its refinement
+  // chooses the grid, and the curves are read from its composed losses.
+  std::vector<ComposedLoss> dirs;
+  const Interval adv = refine(upper, Query::delta, 0, options, &dirs);
+  out.advantage_upper = adv.upper;
+  out.advantage_lower = adv.lower;
+  out.interval = adv.interval;
+  out.grid = adv.grid;
+  out.notes = adv.notes;
+  const bool same = std::equal(upper.begin(), upper.end(), lower.begin(), lower.end(),
+                               [](const Component& a, const Component& b) {
+                                 return a.count == b.count && a.mechanism == b.mechanism;
+                               });
+  std::vector<ComposedLoss> lower_dirs;
+  if (!same) {
+    // The optimistic list on its own grid: the lower bounds hold on any grid.
+    const Interval low = refine(lower, Query::delta, 0, options, &lower_dirs);
+    out.advantage_lower = std::min(low.lower, adv.upper);
+  }
+  out.tpr_upper.assign(fprs.size(), 1.0);
+  out.tpr_lower.assign(fprs.begin(), fprs.end());
+  if (adv.upper <= 0) {  // nothing composed (or only no-ops): no test beats guessing
+    out.tpr_upper.assign(fprs.begin(), fprs.end());
+    return out;
+  }
+  if (adv.lower >= 1) {  // non-private: every test can be perfect
+    out.tpr_lower.assign(fprs.size(), 1.0);
+    return out;
+  }
+  if (dirs.empty()) return out;  // no grid fitted: the trivial bounds (with the note)
+  out.tpr_upper = detail::tpr_upper(dirs, fprs);
+  const std::vector<ComposedLoss>& member = same ? dirs : lower_dirs;
+  if (!member.empty()) out.tpr_lower = detail::tpr_lower(member.front(), fprs);
+  for (std::size_t i = 0; i < fprs.size(); ++i)
+    out.tpr_lower[i] = std::min(out.tpr_lower[i], out.tpr_upper[i]);
+  return out;
+}
+
+Interval epsilon_interval(std::span<const Component> components, double delta,
+                          const Options& options) {
+  if (!(delta > 0 && delta < 1)) throw InvalidParameter("delta", "must be in (0, 1)");
+  return refine(components, Query::epsilon, delta, options);
+}
+
+Interval delta_interval(std::span<const Component> components, double epsilon,
+                        const Options& options) {
+  if (!(epsilon >= 0) || !std::isfinite(epsilon))
+    throw InvalidParameter("epsilon", "must be a finite number >= 0");
+  return refine(components, Query::delta, epsilon, options);
+}
+
+}  // namespace dpb::pld

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The arrows of ARCHITECTURE.md, read from the includes: each folder of
+# src/accounting/ includes only the folders below it, accounting includes no
+# rendering or command line and does no I/O, report includes no command line.
+# Fails naming each include that runs the wrong way. Usage: layering_test.sh ROOT
+set -uo pipefail
+root=${1:-.}
+cd "$root" || exit 2
+
+# What each folder of src/accounting/ may include besides itself and
+# accounting/errors.hpp (the exceptions every part throws). "interface" is
+# accounting/accountant.hpp, which the accountant files themselves implement.
+declare -A may_use=(
+  [numerics]=""
+  [events]="numerics"
+  [risk]="numerics"
+  [gdp]="numerics events risk"
+  [mechanisms]="numerics events gdp"
+  [rdp]="numerics events mechanisms risk"
+  [pld]="numerics events mechanisms risk"
+  [composition]="numerics events mechanisms risk"
+  [dpsgd]="numerics events"
+)
+# The accountant files and the planners may also include the interface.
+interface_users='_accountant\.(cpp|hpp)$|_planner\.(cpp|hpp)$|^src/accounting/dpsgd/'
+
+failures=0
+fail() {
+  echo "layering: $1" >&2
+  failures=$((failures + 1))
+}
+
+for dir in src/accounting/*/; do
+  part=$(basename "$dir")
+  [ -n "${may_use[$part]+set}" ] || fail "src/accounting/$part/ is not in this test's table (add it, with what it may use)"
+done
+
+for part in "${!may_use[@]}"; do
+  [ -d "src/accounting/$part" ] || fail "src/accounting/$part/ is in the table but not in the tree"
+  allowed=" $part ${may_use[$part]} "
+  while IFS=: read -r file _ line; do
+    target=$(sed -E 's/.*#include "accounting\/([^"]*)".*/\1/' <<<"$line")
+    case $target in
+      errors.hpp) continue ;;
+      accountant.hpp)
+        grep -qE "$interface_users" <<<"$file" ||
+          fail "$file includes accounting/accountant.hpp (only accountant files, planners and dpsgd/ implement or use the interface)"
+        continue ;;
+    esac
+    folder=${target%%/*}
+    if [ "$folder" = "$target" ]; then
+      fail "$file includes accounting/$target (the question layer above every part)"
+    elif [[ $allowed != *" $folder "* ]]; then
+      fail "$file includes accounting/$target ($part/ may use:${may_use[$part]:- nothing but itself})"
+    fi
+  done < <(grep -n '#include "accounting/' -r "src/accounting/$part" /dev/null)
+done
+
+# Layer 1 knows nothing of layers 2 and 3 and does no I/O; layer 2 nothing of layer 3.
+while IFS= read -r hit; do fail "$hit (accounting is below report and cli)"; done \
+  < <(grep -rnE '#include "(report|cli)/' src/accounting)
+while IFS= read -r hit; do fail "$hit (accounting does no I/O)"; done \
+  < <(grep -rnE '#include <(iostream|fstream|filesystem)>' src/accounting)
+while IFS= read -r hit; do fail "$hit (report is below cli)"; done \
+  < <(grep -rnE '#include "cli/' src/report)
+
+if [ "$failures" -gt 0 ]; then
+  echo "layering: $failures include(s) run the wrong way" >&2
+  exit 1
+fi
+echo "layering: every include runs downward ($(grep -rc '#include "' src | awk -F: '{s += $2} END {print s}') includes read)"
