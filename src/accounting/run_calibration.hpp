@@ -11,9 +11,6 @@
 
 namespace dpb {
 
-/// The parameter of a run that is solved for (it must then not be given).
-enum class RunUnknown { none, noise_multiplier, steps, sampling_rate };
-
 struct CalibrationSettings {
   double tolerance = 1e-4;  ///< relative, on σ or q
   double max_sigma = 1000;  ///< the largest σ tried before NoSolution

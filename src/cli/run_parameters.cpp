@@ -44,30 +44,6 @@ std::vector<std::string> DpSgdFlags::*list_member(RunParam p) {
   return nullptr;
 }
 
-RunParam param_of(RunField f) {
-  switch (f) {
-    case RunField::sampling_rate:
-      return RunParam::sampling_rate;
-    case RunField::noise_multiplier:
-      return RunParam::noise_multiplier;
-    case RunField::steps:
-      return RunParam::steps;
-    case RunField::dataset_size:
-      return RunParam::dataset_size;
-    case RunField::batch_size:
-      return RunParam::batch_size;
-    case RunField::epochs:
-      return RunParam::epochs;
-    case RunField::last_batch:
-      return RunParam::last_batch;
-    case RunField::participations:
-      return RunParam::participations;
-    case RunField::records_per_user:
-      return RunParam::records_per_user;
-  }
-  return RunParam::sampling_rate;
-}
-
 std::string joined(const std::vector<std::string>& texts) {
   std::string s;
   for (const auto& t : texts) s += (s.empty() ? "" : ",") + t;
@@ -178,10 +154,14 @@ RunParam solved_parameter(Unknown unknown) {
 
 std::string message_of(const RunParameterError& e, Naming naming) {
   std::string s;
-  for (const auto& part : e.parts())
-    s += std::holds_alternative<std::string>(part)
-             ? std::get<std::string>(part)
-             : name_of(param_of(std::get<RunField>(part)), naming);
+  for (const auto& part : e.parts()) {
+    if (const auto* text = std::get_if<std::string>(&part))
+      s += *text;
+    else if (const auto* param = std::get_if<RunParam>(&part))
+      s += name_of(*param, naming);
+    else  // a scheme, as --sampling takes it (also in messages about keys)
+      s += choice_name(kSamplingChoices, std::get<Sampling>(part));
+  }
   return s;
 }
 
@@ -392,149 +372,12 @@ std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
   }
 }
 
-namespace {
-
-/// The batch that is sampled (docs/sampling.md#gradient-accumulation): the physical micro-batch B
-/// times the accumulation steps k, B·k; B itself when k = 1. Refuses k > 1 where it can only be a
-/// mistake: beside q given directly (q is then already the rate of one optimizer step), without B,
-/// and a logical batch larger than N.
-std::optional<std::int64_t> logical_batch(const DpSgdValues& v, Unknown unknown, Naming naming) {
-  auto n = [naming](RunParam p) { return name_of(p, naming); };
-  using P = RunParam;
-  const std::int64_t k = v.accumulation_steps.value_or(1);
-  if (k == 1) return v.batch_size;
-  const std::string acc = n(P::accumulation_steps);
-  if (v.sampling_rate && unknown != Unknown::sampling_rate)
-    throw UsageError(acc + ": not with " + n(P::sampling_rate) + " (" + n(P::sampling_rate) +
-                     " is already the sampling rate of one optimizer step, the logical batch over "
-                     "N; give " +
-                     n(P::dataset_size) + " and " + n(P::batch_size) +
-                     ", the physical micro-batch, or leave out " + acc + ")");
-  if (unknown == Unknown::sampling_rate) {
-    // The batch size is solved for: the micro-batch b, sampled as b·k.
-    if (!v.dataset_size)
-      throw UsageError(acc + ": needs " + n(P::dataset_size) +
-                       " when the sampling rate is solved for (the micro-batch size is then "
-                       "solved for)");
-    if (k > *v.dataset_size)
-      throw UsageError(acc + ": " + std::to_string(k) + " micro-batches of one record exceed " +
-                       n(P::dataset_size) + " " + std::to_string(*v.dataset_size));
-    return std::nullopt;
-  }
-  if (!v.batch_size)
-    throw UsageError(acc + ": needs " + n(P::batch_size) + " (the physical micro-batch) and " +
-                     n(P::dataset_size));
-  std::int64_t logical = 0;
-  const bool overflow = __builtin_mul_overflow(*v.batch_size, k, &logical);
-  if (v.dataset_size && (overflow || logical > *v.dataset_size))
-    throw UsageError(acc + ": the logical batch " + n(P::batch_size) + " x " + acc + " = " +
-                     std::to_string(*v.batch_size) + " x " + std::to_string(k) +
-                     (overflow ? std::string() : " = " + std::to_string(logical)) + " exceeds " +
-                     n(P::dataset_size) + " " + std::to_string(*v.dataset_size));
-  // Without N, sampling_rate_of() refuses B alone.
-  return overflow ? v.batch_size : std::optional<std::int64_t>(logical);
-}
-
-}  // namespace
-
 DpSgdRun derive(const DpSgdValues& v, Unknown unknown, Naming naming) {
-  auto n = [naming](RunParam p) { return name_of(p, naming); };
-  using P = RunParam;
-  DpSgdRun run;
-  run.dataset_size = v.dataset_size;
-  run.epochs = v.epochs;
-  run.last_batch = v.last_batch;
-  run.sampling = v.sampling;
-  run.group_noise_multipliers = v.group_noise_multipliers;
-  run.participations = v.participations.value_or(1);
-  run.records_per_user = v.records_per_user.value_or(1);
-  const std::string scheme(choice_name(kSamplingChoices, v.sampling));
-  if (v.sampling != Sampling::poisson &&
-      (!v.dataset_size || (!v.batch_size && unknown != Unknown::sampling_rate)))
-    throw UsageError(n(P::sampling) + ": " + scheme + " needs " + n(P::dataset_size) + " and " +
-                     n(P::batch_size) +
-                     (v.sampling == Sampling::without_replacement
-                          ? std::string(" (B of N)")
-                          : std::string(" (the steps per epoch are N/B)")));
-  if (v.participations && v.sampling != Sampling::balls_in_bins)
-    throw UsageError(n(P::participations) + ": only with " + n(P::sampling) +
-                     " balls-in-bins (got " + scheme + ")");
-  if (run.records_per_user > 1 && v.sampling == Sampling::without_replacement)
-    throw UsageError(n(P::records_per_user) +
-                     ": only 1 with without-replacement sampling (no user-level analysis of "
-                     "fixed-size batches is implemented here; use poisson, shuffle or "
-                     "balls-in-bins)");
-  // From here on the batch is the logical one, what is sampled.
-  const std::optional<std::int64_t> batch = logical_batch(v, unknown, naming);
-  run.batch_size = batch;
-  run.accumulation_steps = v.accumulation_steps.value_or(1);
-
-  if (unknown == Unknown::noise_multiplier) {
-    if (!v.group_noise_multipliers.empty())
-      throw UsageError(n(P::group_noise_multipliers) +
-                       ": not allowed here: the noise multiplier is what is solved for");
-    if (v.noise_multiplier)
-      throw UsageError(n(P::noise_multiplier) + ": not allowed here: it is what is solved for");
-  } else {
-    if (!v.noise_multiplier) throw UsageError(n(P::noise_multiplier) + " is required");
-    run.noise_multiplier = *v.noise_multiplier;
-  }
-
   try {
-    // Sampling: q, or B out of N.
-    if (unknown == Unknown::sampling_rate) {
-      if (v.sampling_rate || v.batch_size)
-        throw UsageError(n(v.sampling_rate ? P::sampling_rate : P::batch_size) +
-                         ": not allowed here: the sampling rate is what is solved for");
-    } else {
-      if (v.sampling_rate && v.dataset_size && !v.batch_size && !v.epochs)
-        throw UsageError(n(P::dataset_size) + ": goes with " + n(P::batch_size) + " or " +
-                         n(P::epochs));
-      run.sampling_rate = sampling_rate_of(v.sampling_rate, v.dataset_size, batch,
-                                           /*dataset_size_alone=*/true);
-    }
-
-    // Length: T, or epochs.
-    if (v.steps && v.epochs)
-      throw UsageError(n(P::epochs) + ": give either " + n(P::steps) + " or " + n(P::epochs) +
-                       ", not both");
-    // A last-batch rule counts the steps of each epoch: it needs epochs (or,
-    // solving for T, N and B to say how many epochs T is).
-    if (v.last_batch && unknown != Unknown::steps && !v.epochs)
-      throw UsageError(n(P::last_batch) + ": goes with " + n(P::epochs) +
-                       " (it sets the steps per epoch; " + n(P::steps) + " are taken as given)");
-    if (v.last_batch && unknown == Unknown::steps && !(v.dataset_size && v.batch_size))
-      throw UsageError(n(P::last_batch) + ": needs " + n(P::dataset_size) + " and " +
-                       n(P::batch_size) + " (steps per epoch = floor or ceil of N/B)");
-    if (unknown == Unknown::steps) {
-      if (v.steps || v.epochs)
-        throw UsageError(n(v.steps ? P::steps : P::epochs) +
-                         ": not allowed here: the number of steps is what is solved for");
-    } else if (v.steps) {
-      run.steps = *v.steps;
-    } else if (v.epochs) {
-      if (unknown == Unknown::sampling_rate) {
-        if (!v.dataset_size)
-          throw UsageError(n(P::epochs) + ": needs " + n(P::dataset_size) +
-                           " when the batch size is solved for");
-        // The rule's refusals now, not inside the solver (any B in [1, N] will do).
-        if (v.last_batch) steps_for_epochs(*v.epochs, 0, v.dataset_size, 1, v.last_batch);
-      } else {
-        run.steps =
-            steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, batch, v.last_batch);
-      }
-    } else {
-      throw UsageError(n(P::steps) + " is required (or " + n(P::epochs) + ")");
-    }
+    return derive_run(v, unknown);
   } catch (const RunParameterError& e) {
     throw UsageError(message_of(e, naming));
   }
-  if (v.sampling == Sampling::balls_in_bins && run.batch_size &&
-      run.participations > epoch_steps(run))
-    throw UsageError(n(P::participations) + ": must be <= the steps per epoch (" +
-                     std::to_string(epoch_steps(run)) + " = N/B), got " +
-                     std::to_string(run.participations));
-  return run;
 }
 
 void note_assumed_poisson(const DpSgdFlags& f, std::ostream& err) {
@@ -546,9 +389,7 @@ void note_assumed_poisson(const DpSgdFlags& f, std::ostream& err) {
 
 std::string sampling_name(Sampling s) {
   // Results name the scheme with an underscore (as the neighbouring relations).
-  std::string name(choice_name(kSamplingChoices, s));
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
+  return std::string(to_string(s));
 }
 
 void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {

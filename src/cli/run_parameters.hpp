@@ -26,21 +26,8 @@
 
 namespace dpb::cli {
 
-enum class RunParam {
-  sampling_rate,
-  noise_multiplier,
-  steps,
-  dataset_size,
-  batch_size,
-  accumulation_steps,
-  epochs,
-  last_batch,
-  sampling,
-  group_noise_multipliers,
-  participations,
-  records_per_user,
-};
-inline constexpr std::size_t kRunParamCount = 12;
+using dpb::kRunParamCount;
+using dpb::RunParam;
 
 /// What a parameter's value is, and so how it is parsed.
 enum class ParamKind {
@@ -129,6 +116,17 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
      "", 0, std::nullopt},
 }};
 
+/// kRunParameters lists every RunParam once, in the enum's order (so that
+/// run_parameter(p) is kRunParameters[p]): checked when this header compiles.
+constexpr bool lists_every_parameter_in_order(
+    const std::array<RunParameter, kRunParamCount>& table) {
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (static_cast<std::size_t>(table[i].id) != i) return false;
+  return true;
+}
+static_assert(lists_every_parameter_in_order(kRunParameters),
+              "kRunParameters must list RunParam's values in their declaration order");
+
 const RunParameter& run_parameter(RunParam p);
 /// The values a choice parameter takes (empty for the other kinds).
 std::vector<std::string> choice_names(RunParam p);
@@ -156,15 +154,7 @@ bool given(const DpSgdFlags& flags, RunParam p);
 void refuse_run_flags(const DpSgdFlags& flags, const std::string& other, const std::string& why);
 
 /// One configuration's parameters as given (any may be missing).
-struct DpSgdValues {
-  std::optional<double> sampling_rate, noise_multiplier, epochs;
-  std::optional<std::int64_t> steps, dataset_size, batch_size;
-  std::optional<std::int64_t> accumulation_steps;  ///< k (default 1): batch_size is then physical
-  std::optional<LastBatch> last_batch;
-  Sampling sampling = Sampling::poisson;
-  std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
-  std::optional<std::int64_t> participations, records_per_user;
-};
+using DpSgdValues = RunValues;
 
 /// One parsed value of a parameter.
 using ParamValue = std::variant<double, std::int64_t, Sampling, LastBatch, std::vector<double>>;
@@ -221,10 +211,7 @@ inline constexpr std::array<Choice<Unknown>, 5> kSolveKeyChoices{{
 /// `none` has none and is not asked).
 RunParam solved_parameter(Unknown unknown);
 
-/// Checks which parameters go together and derives q = B/N and
-/// T = ⌈E·N/B⌉ (docs/sampling.md#dp-sgd-run; E whole epochs of ⌊N/B⌋ or ⌈N/B⌉ steps with a
-/// last-batch rule, which goes with epochs only). The unknown's fields are
-/// left unset.
+/// accounting's derive_run() with its refusals naming flags or keys (UsageError).
 DpSgdRun derive(const DpSgdValues& values, Unknown unknown, Naming naming = Naming::flags);
 /// accounting's steps_for_epochs() with its errors naming flags.
 std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,

@@ -15,11 +15,11 @@ namespace {
 
 /// The message of the RunParameterError `f` throws, and its field.
 template <typename F>
-std::string error_of(F f, RunField* field = nullptr) {
+std::string error_of(F f, RunParam* field = nullptr) {
   try {
     f();
   } catch (const RunParameterError& e) {
-    if (field) *field = e.run_field();
+    if (field) *field = e.run_param();
     return e.what();
   }
   return "";
@@ -51,14 +51,14 @@ TEST_CASE("dp_sgd_run: --last-batch counts whole epochs of floor(N/B) or ceil(N/
   CHECK(steps_for_epochs(60, 0, 60000, 256, LastBatch::drop) == 14040);
   CHECK(steps_for_epochs(60, 0, 60000, 256, LastBatch::keep) == 14100);
   CHECK(steps_for_epochs(60, 0, 60000, 256) == 14063);
-  RunField field{};
+  RunParam field{};
   CHECK(error_of([] { steps_for_epochs(2.5, 0, 60000, 256, LastBatch::drop); }, &field) ==
         "epochs: must be a whole number with last_batch (whole passes), got 2.5");
-  CHECK(field == RunField::epochs);
+  CHECK(field == RunParam::epochs);
   CHECK(error_of([] { steps_for_epochs(3, 0.01, std::nullopt, std::nullopt, LastBatch::keep); },
                  &field) ==
         "last_batch: needs dataset_size and batch_size (steps per epoch = floor or ceil of N/B)");
-  CHECK(field == RunField::last_batch);
+  CHECK(field == RunParam::last_batch);
   CHECK(error_of([] { steps_for_epochs(1e300, 0, 60000, 256, LastBatch::keep); }) ==
         "epochs: gives more than 2^53 steps");
 }
@@ -67,14 +67,14 @@ TEST_CASE("dp_sgd_run: q as given, or B/N, the combinations that do not go toget
   CHECK(sampling_rate_of(0.25, std::nullopt, std::nullopt) == 0.25);
   CHECK(sampling_rate_of(std::nullopt, 1000, 10) == 0.01);
   CHECK(sampling_rate_of(0.25, 1000, std::nullopt, /*dataset_size_alone=*/true) == 0.25);
-  RunField field{};
+  RunParam field{};
   CHECK(error_of([] { sampling_rate_of(0.1, 100, 10); }, &field) ==
         "sampling_rate: give either sampling_rate or dataset_size with batch_size, not both");
-  CHECK(field == RunField::sampling_rate);
+  CHECK(field == RunParam::sampling_rate);
   CHECK(error_of([] { sampling_rate_of(0.1, 100, std::nullopt); }).rfind("sampling_rate:", 0) == 0);
   CHECK(error_of([] { sampling_rate_of(std::nullopt, std::nullopt, 10); }, &field) ==
         "batch_size: needs dataset_size (q = batch / dataset)");
-  CHECK(field == RunField::batch_size);
+  CHECK(field == RunParam::batch_size);
   CHECK(error_of([] { sampling_rate_of(std::nullopt, 100, std::nullopt); }) ==
         "dataset_size: needs batch_size (q = batch / dataset)");
   CHECK(error_of([] { sampling_rate_of(std::nullopt, 100, 200); }) ==
@@ -92,7 +92,7 @@ TEST_CASE("dp_sgd_run: the error's parts name the parameters for another vocabul
     for (const auto& part : e.parts())
       flags += std::holds_alternative<std::string>(part)
                    ? std::get<std::string>(part)
-                   : "<" + std::string(to_string(std::get<RunField>(part))) + ">";
+                   : "<" + std::string(to_string(std::get<RunParam>(part))) + ">";
     CHECK(flags == "<batch_size>: must be <= <dataset_size> (100), got 200");
     CHECK(e.field() == "batch_size");  // InvalidParameter's field
   }

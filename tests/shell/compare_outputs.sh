@@ -4,7 +4,8 @@
 # --format json through both and prints, per command, SAME or DIFF with the
 # numeric fields that differ (fields only one side has are ignored: JSON only
 # gains fields; epsilon_lower may be dropped where a lower end is only the
-# accuracy). Build the old binary from a worktree of the old commit.
+# accuracy), and BYTES when the two outputs are byte-identical (what a
+# refactoring must show). Build the old binary from a worktree of the old commit.
 OLD=$1 NEW=$2
 cmds=(
 "epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5 --accountant all --format json"
@@ -20,12 +21,19 @@ cmds=(
 "steps -q 0.01 --sigma 1 --epsilon 2 --delta 1e-5 --format json"
 "risk -q 0.01 --sigma 1 --steps 1000 --accountant all --format json"
 "sweep --sigma 0.8,1.1 -q 0.01,0.02 --steps 1000,5000 --delta 1e-5 --accountant rdp,pld --format json"
+"epsilon --dataset-size 60000 --batch-size 256 --accumulation-steps 4 --sigma 1 --epochs 3 --last-batch drop --delta 1e-5 --format json"
+"sampling-rate --sigma 1 --steps 1000 --epsilon 3 --delta 1e-5 --format json"
+"report --sigma 1.1 -q 0.01 --steps 10000 --delta 1e-5 --format json"
+"gdp --mu 1 --delta 1e-5 --format json"
+"compose --epsilon 0.1 --delta 1e-6 --count 100 --target-delta 1e-5 --format json"
 )
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for c in "${cmds[@]}"; do
-  $OLD $c > /tmp/cmp_old.json 2>/dev/null; $NEW $c > /tmp/cmp_new.json 2>/dev/null
-  python3 - "$c" <<'PY'
+  $OLD $c >"$tmp/old.json" 2>/dev/null; $NEW $c >"$tmp/new.json" 2>/dev/null
+  if cmp -s "$tmp/old.json" "$tmp/new.json"; then echo "BYTES ${c:0:90}"; continue; fi
+  python3 - "$c" "$tmp/old.json" "$tmp/new.json" <<'PY'
 import json,sys
-o=json.load(open('/tmp/cmp_old.json')); n=json.load(open('/tmp/cmp_new.json'))
+o=json.load(open(sys.argv[2])); n=json.load(open(sys.argv[3]))
 bad=[]
 ro=o['results']; rn=n['results']
 # match rows by (accountant,bound,delta/eps target, sampling)

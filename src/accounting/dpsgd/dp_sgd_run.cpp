@@ -12,18 +12,23 @@ namespace {
 
 std::string key_message(const std::vector<RunParameterError::Part>& parts) {
   std::string s;
-  for (const auto& p : parts)
-    s += std::holds_alternative<std::string>(p) ? std::get<std::string>(p)
-                                                : std::string(to_string(std::get<RunField>(p)));
+  for (const auto& p : parts) {
+    if (const auto* text = std::get_if<std::string>(&p))
+      s += *text;
+    else if (const auto* param = std::get_if<RunParam>(&p))
+      s += to_string(*param);
+    else
+      s += to_string(std::get<Sampling>(p));
+  }
   return s;
 }
 
-using F = RunField;
+using F = RunParam;
 
 }  // namespace
 
-std::string_view to_string(RunField field) {
-  switch (field) {
+std::string_view to_string(RunParam param) {
+  switch (param) {
     case F::sampling_rate:
       return "sampling_rate";
     case F::noise_multiplier:
@@ -34,10 +39,16 @@ std::string_view to_string(RunField field) {
       return "dataset_size";
     case F::batch_size:
       return "batch_size";
+    case F::accumulation_steps:
+      return "accumulation_steps";
     case F::epochs:
       return "epochs";
     case F::last_batch:
       return "last_batch";
+    case F::sampling:
+      return "sampling";
+    case F::group_noise_multipliers:
+      return "group_noise_multipliers";
     case F::participations:
       return "participations";
     case F::records_per_user:
@@ -46,9 +57,23 @@ std::string_view to_string(RunField field) {
   return "?";
 }
 
-RunParameterError::RunParameterError(RunField field, std::vector<Part> parts)
-    : InvalidParameter(std::string(to_string(field)), key_message(parts)),
-      run_field_(field),
+std::string_view to_string(Sampling sampling) {
+  switch (sampling) {
+    case Sampling::poisson:
+      return "poisson";
+    case Sampling::without_replacement:
+      return "without_replacement";
+    case Sampling::shuffle:
+      return "shuffle";
+    case Sampling::balls_in_bins:
+      return "balls_in_bins";
+  }
+  return "?";
+}
+
+RunParameterError::RunParameterError(RunParam param, std::vector<Part> parts)
+    : InvalidParameter(std::string(to_string(param)), key_message(parts)),
+      run_param_(param),
       message_(key_message(parts)),
       parts_(std::move(parts)) {}
 
@@ -230,6 +255,163 @@ std::int64_t steps_for_epochs(double epochs, double sampling_rate,
   if (!(steps <= kMaxSteps))
     throw RunParameterError(F::epochs, {F::epochs, ": gives more than 2^53 steps"});
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(steps));
+}
+
+namespace {
+
+/// The batch that is sampled (docs/sampling.md#gradient-accumulation): the physical micro-batch B
+/// times the accumulation steps k, B·k; B itself when k = 1. Refuses k > 1 where it can only be a
+/// mistake: beside q given directly (q is then already the rate of one optimizer step), without B,
+/// and a logical batch larger than N.
+std::optional<std::int64_t> logical_batch(const RunValues& v, RunUnknown unknown) {
+  const std::int64_t k = v.accumulation_steps.value_or(1);
+  if (k == 1) return v.batch_size;
+  if (v.sampling_rate && unknown != RunUnknown::sampling_rate)
+    throw RunParameterError(
+        F::accumulation_steps,
+        {F::accumulation_steps, ": not with ", F::sampling_rate, " (", F::sampling_rate,
+         " is already the sampling rate of one optimizer step, the logical batch over N; give ",
+         F::dataset_size, " and ", F::batch_size, ", the physical micro-batch, or leave out ",
+         F::accumulation_steps, ")"});
+  if (unknown == RunUnknown::sampling_rate) {
+    // The batch size is solved for: the micro-batch b, sampled as b·k.
+    if (!v.dataset_size)
+      throw RunParameterError(F::accumulation_steps,
+                              {F::accumulation_steps, ": needs ", F::dataset_size,
+                               " when the sampling rate is solved for (the micro-batch size is "
+                               "then solved for)"});
+    if (k > *v.dataset_size)
+      throw RunParameterError(
+          F::accumulation_steps,
+          {F::accumulation_steps, ": " + std::to_string(k) + " micro-batches of one record exceed ",
+           F::dataset_size, " " + std::to_string(*v.dataset_size)});
+    return std::nullopt;
+  }
+  if (!v.batch_size)
+    throw RunParameterError(F::accumulation_steps,
+                            {F::accumulation_steps, ": needs ", F::batch_size,
+                             " (the physical micro-batch) and ", F::dataset_size});
+  std::int64_t logical = 0;
+  const bool overflow = __builtin_mul_overflow(*v.batch_size, k, &logical);
+  if (v.dataset_size && (overflow || logical > *v.dataset_size))
+    throw RunParameterError(
+        F::accumulation_steps,
+        {F::accumulation_steps, ": the logical batch ", F::batch_size, " x ", F::accumulation_steps,
+         " = " + std::to_string(*v.batch_size) + " x " + std::to_string(k) +
+             (overflow ? std::string() : " = " + std::to_string(logical)) + " exceeds ",
+         F::dataset_size, " " + std::to_string(*v.dataset_size)});
+  // Without N, sampling_rate_of() refuses B alone.
+  return overflow ? v.batch_size : std::optional<std::int64_t>(logical);
+}
+
+}  // namespace
+
+DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
+  using U = RunUnknown;
+  DpSgdRun run;
+  run.dataset_size = v.dataset_size;
+  run.epochs = v.epochs;
+  run.last_batch = v.last_batch;
+  run.sampling = v.sampling;
+  run.group_noise_multipliers = v.group_noise_multipliers;
+  run.participations = v.participations.value_or(1);
+  run.records_per_user = v.records_per_user.value_or(1);
+  if (v.sampling != Sampling::poisson &&
+      (!v.dataset_size || (!v.batch_size && unknown != U::sampling_rate)))
+    throw RunParameterError(F::sampling, {F::sampling, ": ", v.sampling, " needs ", F::dataset_size,
+                                          " and ", F::batch_size,
+                                          v.sampling == Sampling::without_replacement
+                                              ? std::string(" (B of N)")
+                                              : std::string(" (the steps per epoch are N/B)")});
+  if (v.participations && v.sampling != Sampling::balls_in_bins)
+    throw RunParameterError(F::participations,
+                            {F::participations, ": only with ", F::sampling, " ",
+                             Sampling::balls_in_bins, " (got ", v.sampling, ")"});
+  if (run.records_per_user > 1 && v.sampling == Sampling::without_replacement)
+    throw RunParameterError(F::records_per_user,
+                            {F::records_per_user,
+                             ": only 1 with without-replacement sampling (no user-level analysis "
+                             "of fixed-size batches is implemented here; use poisson, shuffle or "
+                             "balls-in-bins)"});
+  // From here on the batch is the logical one, what is sampled.
+  const std::optional<std::int64_t> batch = logical_batch(v, unknown);
+  run.batch_size = batch;
+  run.accumulation_steps = v.accumulation_steps.value_or(1);
+
+  if (unknown == U::noise_multiplier) {
+    if (!v.group_noise_multipliers.empty())
+      throw RunParameterError(F::group_noise_multipliers,
+                              {F::group_noise_multipliers,
+                               ": not allowed here: the noise multiplier is what is solved for"});
+    if (v.noise_multiplier)
+      throw RunParameterError(
+          F::noise_multiplier,
+          {F::noise_multiplier, ": not allowed here: it is what is solved for"});
+  } else {
+    if (!v.noise_multiplier)
+      throw RunParameterError(F::noise_multiplier, {F::noise_multiplier, " is required"});
+    run.noise_multiplier = *v.noise_multiplier;
+  }
+
+  // Sampling: q, or B out of N.
+  if (unknown == U::sampling_rate) {
+    if (v.sampling_rate || v.batch_size) {
+      const RunParam given = v.sampling_rate ? F::sampling_rate : F::batch_size;
+      throw RunParameterError(
+          given, {given, ": not allowed here: the sampling rate is what is solved for"});
+    }
+  } else {
+    if (v.sampling_rate && v.dataset_size && !v.batch_size && !v.epochs)
+      throw RunParameterError(F::dataset_size,
+                              {F::dataset_size, ": goes with ", F::batch_size, " or ", F::epochs});
+    run.sampling_rate =
+        sampling_rate_of(v.sampling_rate, v.dataset_size, batch, /*dataset_size_alone=*/true);
+  }
+
+  // Length: T, or epochs.
+  if (v.steps && v.epochs)
+    throw RunParameterError(
+        F::epochs, {F::epochs, ": give either ", F::steps, " or ", F::epochs, ", not both"});
+  // A last-batch rule counts the steps of each epoch: it needs epochs (or,
+  // solving for T, N and B to say how many epochs T is).
+  if (v.last_batch && unknown != U::steps && !v.epochs)
+    throw RunParameterError(
+        F::last_batch, {F::last_batch, ": goes with ", F::epochs, " (it sets the steps per epoch; ",
+                        F::steps, " are taken as given)"});
+  if (v.last_batch && unknown == U::steps && !(v.dataset_size && v.batch_size))
+    throw RunParameterError(F::last_batch,
+                            {F::last_batch, ": needs ", F::dataset_size, " and ", F::batch_size,
+                             " (steps per epoch = floor or ceil of N/B)"});
+  if (unknown == U::steps) {
+    if (v.steps || v.epochs) {
+      const RunParam given = v.steps ? F::steps : F::epochs;
+      throw RunParameterError(
+          given, {given, ": not allowed here: the number of steps is what is solved for"});
+    }
+  } else if (v.steps) {
+    run.steps = *v.steps;
+  } else if (v.epochs) {
+    if (unknown == U::sampling_rate) {
+      if (!v.dataset_size)
+        throw RunParameterError(F::epochs, {F::epochs, ": needs ", F::dataset_size,
+                                            " when the batch size is solved for"});
+      // The rule's refusals now, not inside the solver (any B in [1, N] will do).
+      if (v.last_batch) steps_for_epochs(*v.epochs, 0, v.dataset_size, 1, v.last_batch);
+    } else {
+      run.steps =
+          steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, batch, v.last_batch);
+    }
+  } else {
+    throw RunParameterError(F::steps, {F::steps, " is required (or ", F::epochs, ")"});
+  }
+  if (v.sampling == Sampling::balls_in_bins && run.batch_size &&
+      run.participations > epoch_steps(run))
+    throw RunParameterError(
+        F::participations,
+        {F::participations, ": must be <= the steps per epoch (" +
+                                std::to_string(epoch_steps(run)) + " = N/B), got " +
+                                std::to_string(run.participations)});
+  return run;
 }
 
 }  // namespace dpb

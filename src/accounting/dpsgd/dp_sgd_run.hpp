@@ -5,6 +5,7 @@
 // steps); and the privacy event it is. No I/O. The rules which
 // parameters go together throw RunParameterError, whose message names the
 // parameters as parts, so that the CLI can name them as flags or as keys.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -89,20 +90,43 @@ EventPtr dp_sgd_event(const DpSgdRun& run);
 /// composed as unamplified Gaussian releases at σ/k.
 bool event_is_the_run(const DpSgdRun& run);
 
-/// The parameters of a run, as docs/sampling.md#dp-sgd-run and the JSON keys
-/// name them.
-enum class RunField {
+/// The parameters of a run, defined once (docs/sampling.md#dp-sgd-run): the
+/// CLI's table of flags and JSON Lines keys (cli/run_parameters.hpp) lists
+/// them in this order, checked at compile time.
+enum class RunParam {
   sampling_rate,
   noise_multiplier,
   steps,
   dataset_size,
   batch_size,
+  accumulation_steps,
   epochs,
   last_batch,
+  sampling,
+  group_noise_multipliers,
   participations,
-  records_per_user
+  records_per_user,
 };
-std::string_view to_string(RunField field);
+inline constexpr std::size_t kRunParamCount =
+    static_cast<std::size_t>(RunParam::records_per_user) + 1;
+/// The parameter's name as the JSON keys and results spell it.
+std::string_view to_string(RunParam param);
+/// The scheme as results name it: poisson, without_replacement, shuffle, balls_in_bins.
+std::string_view to_string(Sampling sampling);
+
+/// The parameter of a run that is solved for (it must then not be given).
+enum class RunUnknown { none, noise_multiplier, steps, sampling_rate };
+
+/// One configuration's parameters as given (any may be missing).
+struct RunValues {
+  std::optional<double> sampling_rate, noise_multiplier, epochs;
+  std::optional<std::int64_t> steps, dataset_size, batch_size;
+  std::optional<std::int64_t> accumulation_steps;  ///< k (default 1): batch_size is then physical
+  std::optional<LastBatch> last_batch;
+  Sampling sampling = Sampling::poisson;
+  std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
+  std::optional<std::int64_t> participations, records_per_user;
+};
 
 /// Steps are counted in doubles on the way: at most 2^53.
 inline constexpr double kMaxSteps = 9007199254740992.0;
@@ -111,14 +135,16 @@ inline constexpr double kMaxSteps = 9007199254740992.0;
 /// and parameter names in turn; what() names the parameters by to_string().
 class RunParameterError : public InvalidParameter {
  public:
-  using Part = std::variant<std::string, RunField>;
-  RunParameterError(RunField field, std::vector<Part> parts);
-  RunField run_field() const noexcept { return run_field_; }
+  /// Text, a parameter (named as flag or key by the reader), or a sampling
+  /// scheme (named as the flag's choice or the results' name).
+  using Part = std::variant<std::string, RunParam, Sampling>;
+  RunParameterError(RunParam param, std::vector<Part> parts);
+  RunParam run_param() const noexcept { return run_param_; }
   const std::vector<Part>& parts() const noexcept { return parts_; }
   const char* what() const noexcept override { return message_.c_str(); }
 
  private:
-  RunField run_field_;
+  RunParam run_param_;
   std::string message_;
   std::vector<Part> parts_;
 };
@@ -147,5 +173,13 @@ std::int64_t steps_for_epochs(double epochs, double sampling_rate,
                               std::optional<std::int64_t> dataset_size,
                               std::optional<std::int64_t> batch_size,
                               std::optional<LastBatch> last_batch = std::nullopt);
+
+/// The run the values describe, with the unknown's fields left unset:
+/// checks which parameters go together (each refusal a RunParameterError
+/// naming the parameter at fault) and derives q = B/N (B the logical batch,
+/// B·k with k accumulation steps, docs/sampling.md#gradient-accumulation) and
+/// T = ⌈E·N/B⌉ (docs/sampling.md#dp-sgd-run; E whole epochs of ⌊N/B⌋ or
+/// ⌈N/B⌉ steps with a last-batch rule, which goes with epochs only).
+DpSgdRun derive_run(const RunValues& values, RunUnknown unknown);
 
 }  // namespace dpb
