@@ -2,7 +2,8 @@
 # The arrows of ARCHITECTURE.md, read from the includes: each folder of
 # src/accounting/ includes only the folders below it, accounting includes no
 # rendering or command line and does no I/O, report includes no command line.
-# Fails naming each include that runs the wrong way. Usage: layering_test.sh ROOT
+# Fails naming each include that runs the wrong way, and each path
+# ARCHITECTURE.md names that does not exist. Usage: layering_test.sh ROOT
 set -uo pipefail
 root=${1:-.}
 cd "$root" || exit 2
@@ -63,6 +64,13 @@ while IFS= read -r hit; do fail "$hit (accounting does no I/O)"; done \
   < <(grep -rnE '#include <(iostream|fstream|filesystem)>' src/accounting)
 while IFS= read -r hit; do fail "$hit (report is below cli)"; done \
   < <(grep -rnE '#include "cli/' src/report)
+
+# ARCHITECTURE.md is a map: every file or folder it names exists (the
+# recipes' examples, the accountant `prv` and the placeholder VERB, aside).
+while IFS= read -r path; do
+  [ -e "$path" ] || fail "ARCHITECTURE.md names $path, which does not exist"
+done < <(grep -oE '`(src|tests|docs|bench|man|completions)/[A-Za-z0-9_./-]*`' ARCHITECTURE.md |
+  tr -d '`' | grep -vE 'prv|VERB' | sort -u)
 
 if [ "$failures" -gt 0 ]; then
   echo "layering: $failures include(s) run the wrong way" >&2
