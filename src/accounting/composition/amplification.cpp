@@ -36,7 +36,7 @@ EpsDelta amplify_poisson(double epsilon, double delta, double q) {
   // ε + log(q + (1−q)e^{−ε}) (it cancels when q·e^ε is small, so not sooner).
   const double eps = epsilon > kExpm1Limit ? epsilon + std::log(q + (1 - q) * std::exp(-epsilon))
                                            : std::log1p(q * std::expm1(epsilon));
-  // ε rounded up (issue 24, item 6) by kAmplifyUlps. qδ, a product of the
+  // ε rounded up (docs/composition.md#amplification-poisson) by kAmplifyUlps. qδ, a product of the
   // inputs, to nearest: see compose_basic (composition.cpp) for why.
   return {outward::up(eps, kAmplifyUlps), q * delta};
 }

@@ -45,7 +45,7 @@ using outward::kUnitRoundoff;
 // Rounding-error analysis of log δ(ε) below (u = 2⁻⁵³, the unit roundoff).
 // Each computed quantity carries a bound on its absolute error; the result is
 // the computed log δ plus the bound of its error, so that δ(ε) as returned is
-// at least the exact value for the double inputs (issue 24, item 6).
+// at least the exact value for the double inputs (docs/gdp.md#gdp-profile).
 
 /// log Φ(x) (detail::log_norm_cdf) for an exact x: Boost's erfc is accurate to
 /// a few ε = 2u in double precision, then one multiplication and a log or

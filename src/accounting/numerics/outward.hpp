@@ -1,6 +1,6 @@
 #pragma once
 // Rounding a result computed in doubles toward more privacy loss (docs/README.md#rounding:
-// every printed upper bound is a sound upper bound; issue 24, item 6): an
+// every printed upper bound is a sound upper bound; docs/README.md#rounding): an
 // upper value is stepped up, a lower value down, by a bounded number of ulps
 // or by a bound on its rounding error. Each caller names how many ulps and
 // why, from the error analysis of its formula.
