@@ -18,7 +18,10 @@ endif()
 
 if(DPBUDGET_SANITIZE)
   set(DPBUDGET_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all)
-  add_compile_options(${DPBUDGET_SANITIZER_FLAGS} -fno-omit-frame-pointer -g)
+  # Line tables only: a sanitizer report's stack names file and line, which is
+  # all it needs; full debug info (-g, RelWithDebInfo's) costs much of the
+  # sanitizer build's time in big template instantiations.
+  add_compile_options(${DPBUDGET_SANITIZER_FLAGS} -fno-omit-frame-pointer -gline-tables-only)
   add_link_options(${DPBUDGET_SANITIZER_FLAGS})
 endif()
 if(DPBUDGET_FUZZ)
