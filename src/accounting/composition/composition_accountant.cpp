@@ -70,13 +70,13 @@ struct StepPlanner {
   using P = Planned<Step>;
 
   /// The relation a leaf is analysed under.
-  Neighbouring leaf_relation(const Sampling& s) const {
+  Neighbouring leaf_relation(const LeafSampling& s) const {
     if (relation) return *relation;
     return std::holds_alternative<WithoutReplacementSampling>(s) ? Neighbouring::replace_one
                                                                  : Neighbouring::add_remove;
   }
   /// How far one record moves a query, in units of its add/remove sensitivity.
-  double sensitivity(const Sampling& s) const {
+  double sensitivity(const LeafSampling& s) const {
     return leaf_relation(s) == Neighbouring::replace_one ? kReplaceOneSensitivity : 1.0;
   }
   static Step make(Step::Kind kind, double parameter, double delta = 0) {
@@ -87,7 +87,7 @@ struct StepPlanner {
   /// A per-use (ε, δ) step under `s`: amplified by sampling
   /// (docs/composition.md#amplification-poisson; Balle, Barthe & Gaboardi 2018, Thm 8 for Poisson
   /// under add/remove or replace-special, Thm 9 without replacement under replace-one).
-  P sampled(Step st, const Sampling& s, std::string_view name) const {
+  P sampled(Step st, const LeafSampling& s, std::string_view name) const {
     if (auto why = epoch_refusal("composition", s, false, relation)) return P::refuse(*why);
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
@@ -106,7 +106,7 @@ struct StepPlanner {
     }
     return st;
   }
-  static P unsampled_only(const Sampling& s, std::string_view name) {
+  static P unsampled_only(const LeafSampling& s, std::string_view name) {
     return P::refuse(std::string("composition: ") + sampled_event_name(s) + " of a " +
                      std::string(name) + " event is not analysed");
   }
@@ -123,7 +123,7 @@ struct StepPlanner {
     return std::nullopt;
   }
 
-  P operator()(const GaussianEvent& e, const Sampling& s) const {
+  P operator()(const GaussianEvent& e, const LeafSampling& s) const {
     if (auto why = epoch_refusal("composition", s, true, relation)) return P::refuse(*why);
     if (is_epoch_sampling(s)) {
       // k unamplified releases per epoch (uses_per_epoch): k Gaussians
@@ -157,36 +157,36 @@ struct StepPlanner {
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
     return st;
   }
-  P operator()(const LaplaceEvent& e, const Sampling& s) const {
+  P operator()(const LaplaceEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
       return P::refuse(refuse_sampled("composition", s, "a gaussian", e.kName));
     Step st{Step::Kind::laplace, e.scale / sensitivity(s)};
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
     return st;
   }
-  P operator()(const NoOpEvent& e, const Sampling& s) const {
+  P operator()(const NoOpEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     return make(Step::Kind::none, 0);
   }
-  P operator()(const NonPrivateEvent& e, const Sampling& s) const {
+  P operator()(const NonPrivateEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     return make(Step::Kind::non_private, kInf);
   }
-  P operator()(const EpsilonDeltaEvent& e, const Sampling& s) const {
+  P operator()(const EpsilonDeltaEvent& e, const LeafSampling& s) const {
     return sampled(make(Step::Kind::fixed, e.epsilon, e.delta), s, e.kName);
   }
-  P operator()(const DiscreteLaplaceEvent& e, const Sampling& s) const {
+  P operator()(const DiscreteLaplaceEvent& e, const LeafSampling& s) const {
     // Pure (aΔ·s)-DP: the privacy loss a(|x − sΔ| − |x|) is within ±aΔs.
     return sampled(make(Step::Kind::fixed,
                         e.noise_parameter * static_cast<double>(e.sensitivity) * sensitivity(s)),
                    s, e.kName);
   }
-  P operator()(const DiscreteGaussianEvent& e, const Sampling& s) const {
+  P operator()(const DiscreteGaussianEvent& e, const LeafSampling& s) const {
     // ρ-zCDP with ρ = (sΔ)²/(2σ²) (Canonne, Kamath & Steinke 2020, Thm 4).
     const double d = static_cast<double>(e.sensitivity) * sensitivity(s);
     return sampled(make(Step::Kind::zcdp, d * d / (2 * e.sigma * e.sigma)), s, e.kName);
   }
-  P operator()(const RandomizedResponseEvent& e, const Sampling& s) const {
+  P operator()(const RandomizedResponseEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     if (auto why = needs_replace(e.kName)) return P::refuse(*why);
     // Pure ε-DP with ε the largest log-ratio of output probabilities:
@@ -208,16 +208,16 @@ struct StepPlanner {
     }
     return make(Step::Kind::fixed, eps);
   }
-  P operator()(const ZcdpEvent& e, const Sampling& s) const {
+  P operator()(const ZcdpEvent& e, const LeafSampling& s) const {
     return sampled(make(Step::Kind::zcdp, e.rho, e.xi), s, e.kName);
   }
-  P operator()(const ExponentialMechanismEvent& e, const Sampling& s) const {
+  P operator()(const ExponentialMechanismEvent& e, const LeafSampling& s) const {
     return sampled(make(Step::Kind::fixed, e.epsilon), s, e.kName);
   }
-  P operator()(const PermuteAndFlipEvent& e, const Sampling& s) const {
+  P operator()(const PermuteAndFlipEvent& e, const LeafSampling& s) const {
     return sampled(make(Step::Kind::fixed, e.epsilon), s, e.kName);
   }
-  P operator()(const MixtureOfGaussiansEvent& e, const Sampling& s) const {
+  P operator()(const MixtureOfGaussiansEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     if (relation == Neighbouring::replace_one)
       return P::refuse("composition: " + std::string(e.kName) +
@@ -228,7 +228,7 @@ struct StepPlanner {
     if (d.probability == 1) return Step{Step::Kind::gaussian, d.noise_multiplier};
     return Step{Step::Kind::sampled_gaussian, d.noise_multiplier, d.probability, false};
   }
-  P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
+  P operator()(const SingleEpochTreeAggregationEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     if (auto why = needs_replace(e.kName)) return P::refuse(*why);
     // One record reaches at most `depth` node sums (Kairouz et al. 2021,
@@ -238,12 +238,12 @@ struct StepPlanner {
     st.replace_one = *relation == Neighbouring::replace_one;
     return st;
   }
-  P operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
+  P operator()(const RepeatAndSelectEvent& e, const LeafSampling&) const {
     return P::refuse("composition: " + std::string(e.kName) +
                      " has no per-use (epsilon, delta) profile implemented here: use rdp "
                      "(Papernot & Steinke 2022)");
   }
-  P operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+  P operator()(const TruncatedSubsampledGaussianEvent& e, const LeafSampling&) const {
     return P::refuse("composition: " + std::string(e.kName) +
                      " has no per-use (epsilon, delta) profile implemented here: use pld");
   }

@@ -40,7 +40,7 @@ struct GdpPlanner {
     return relation == Neighbouring::replace_one ? kReplaceOneSensitivity : 1.0;
   }
 
-  P operator()(const GaussianEvent& e, const Sampling& s) const {
+  P operator()(const GaussianEvent& e, const LeafSampling& s) const {
     const double sigma = e.noise_multiplier;
     if (auto why = epoch_refusal("gdp", s, true, relation)) return P::refuse(*why);
     if (is_epoch_sampling(s))
@@ -74,29 +74,35 @@ struct GdpPlanner {
     // μ = Δ/σ exactly (Dong, Roth & Su 2022, Thm 2.7), Δ = 2 under replace-one.
     return GdpTerm{sensitivity() / sigma};
   }
-  P operator()(const LaplaceEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const NoOpEvent& e, const Sampling& s) const {
+  P operator()(const LaplaceEvent& e, const LeafSampling&) const { return no_mu(e.kName); }
+  P operator()(const NoOpEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
       return P::refuse(std::string("gdp: ") + sampled_event_name(s) + " of " +
                        std::string(e.kName) + " is not analysed");
     return GdpTerm{0};  // identical outputs: 0-GDP
   }
-  P operator()(const NonPrivateEvent& e, const Sampling& s) const {
+  P operator()(const NonPrivateEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
       return P::refuse(std::string("gdp: ") + sampled_event_name(s) + " of " +
                        std::string(e.kName) + " is not analysed");
     // No trade-off guarantee: μ = inf (ε = inf, δ = 1).
     return GdpTerm{std::numeric_limits<double>::infinity()};
   }
-  P operator()(const EpsilonDeltaEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const DiscreteLaplaceEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const DiscreteGaussianEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const RandomizedResponseEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const ZcdpEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const ExponentialMechanismEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const PermuteAndFlipEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const MixtureOfGaussiansEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
+  P operator()(const EpsilonDeltaEvent& e, const LeafSampling&) const { return no_mu(e.kName); }
+  P operator()(const DiscreteLaplaceEvent& e, const LeafSampling&) const { return no_mu(e.kName); }
+  P operator()(const DiscreteGaussianEvent& e, const LeafSampling&) const { return no_mu(e.kName); }
+  P operator()(const RandomizedResponseEvent& e, const LeafSampling&) const {
+    return no_mu(e.kName);
+  }
+  P operator()(const ZcdpEvent& e, const LeafSampling&) const { return no_mu(e.kName); }
+  P operator()(const ExponentialMechanismEvent& e, const LeafSampling&) const {
+    return no_mu(e.kName);
+  }
+  P operator()(const PermuteAndFlipEvent& e, const LeafSampling&) const { return no_mu(e.kName); }
+  P operator()(const MixtureOfGaussiansEvent& e, const LeafSampling&) const {
+    return no_mu(e.kName);
+  }
+  P operator()(const SingleEpochTreeAggregationEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
       return P::refuse(std::string("gdp: ") + sampled_event_name(s) + " of " +
                        std::string(e.kName) + " is not analysed");
@@ -111,8 +117,8 @@ struct GdpPlanner {
     const double depth = tree_aggregation_depth(e.step_counts);
     return GdpTerm{sensitivity() * std::sqrt(depth) / e.noise_multiplier};
   }
-  P operator()(const RepeatAndSelectEvent& e, const Sampling&) const { return no_mu(e.kName); }
-  P operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+  P operator()(const RepeatAndSelectEvent& e, const LeafSampling&) const { return no_mu(e.kName); }
+  P operator()(const TruncatedSubsampledGaussianEvent& e, const LeafSampling&) const {
     return no_mu(e.kName);
   }
 };

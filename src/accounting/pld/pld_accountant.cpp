@@ -171,14 +171,14 @@ struct PldPlanner {
     return term;
   }
   /// New kinds are analysed unsampled only.
-  static std::optional<Planned<PldTerm>> sampled(const Sampling& s, std::string_view kind) {
+  static std::optional<Planned<PldTerm>> sampled(const LeafSampling& s, std::string_view kind) {
     if (std::holds_alternative<NotSampled>(s)) return std::nullopt;
     if (std::holds_alternative<WithoutReplacementSampling>(s))
       return Planned<PldTerm>::refuse(kWithoutReplacement);
     return Planned<PldTerm>::refuse(refuse_sampled("pld", s, "a gaussian or laplace", kind));
   }
 
-  Planned<PldTerm> base(Kind kind, double parameter, const Sampling& s) const {
+  Planned<PldTerm> base(Kind kind, double parameter, const LeafSampling& s) const {
     if (auto why = epoch_refusal("pld", s, kind == Kind::gaussian, relation))
       return Planned<PldTerm>::refuse(*why);
     if (std::holds_alternative<ShuffleSampling>(s))
@@ -210,22 +210,22 @@ struct PldPlanner {
     }
     return PldTerm{base_mechanism(kind, parameter / scale(), 1.0)};
   }
-  Planned<PldTerm> operator()(const GaussianEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const GaussianEvent& e, const LeafSampling& s) const {
     return base(Kind::gaussian, e.noise_multiplier, s);
   }
-  Planned<PldTerm> operator()(const LaplaceEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const LaplaceEvent& e, const LeafSampling& s) const {
     return base(Kind::laplace, e.scale, s);
   }
-  Planned<PldTerm> operator()(const NoOpEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const NoOpEvent& e, const LeafSampling& s) const {
     if (auto r = sampled(s, e.kName)) return *r;
     return no_loss();
   }
-  Planned<PldTerm> operator()(const NonPrivateEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const NonPrivateEvent& e, const LeafSampling& s) const {
     if (auto r = sampled(s, e.kName)) return *r;
     return PldTerm{atoms_mechanism({{std::numeric_limits<double>::infinity(), 1.0}})};
   }
   // Events stated as a guarantee hold as stated under every relation.
-  Planned<PldTerm> operator()(const EpsilonDeltaEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const EpsilonDeltaEvent& e, const LeafSampling& s) const {
     if (auto r = sampled(s, e.kName)) return *r;
     if (e.epsilon == 0 && e.delta == 0) return no_loss();
     // The canonical pair dominates every (ε, δ)-DP mechanism; this one may
@@ -236,21 +236,21 @@ struct PldPlanner {
   /// the canonical (ε, 0) pair dominates them (Kairouz, Oh & Viswanath 2015).
   /// Looser than their own PLDs; dp_accounting gives permute-and-flip the
   /// Laplace PLD, for which we know no published proof, so we do not.
-  Planned<PldTerm> epsilon_dp(double eps, std::string_view kind, const Sampling& s) const {
+  Planned<PldTerm> epsilon_dp(double eps, std::string_view kind, const LeafSampling& s) const {
     if (auto r = sampled(s, kind)) return *r;
     if (eps == 0) return no_loss();
     return dominating(PldTerm{epsilon_delta_pair(eps, 0)});
   }
-  Planned<PldTerm> operator()(const ExponentialMechanismEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const ExponentialMechanismEvent& e, const LeafSampling& s) const {
     return epsilon_dp(e.epsilon, e.kName, s);
   }
-  Planned<PldTerm> operator()(const PermuteAndFlipEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const PermuteAndFlipEvent& e, const LeafSampling& s) const {
     return epsilon_dp(e.epsilon, e.kName, s);
   }
   /// Discrete noise on an integer query: the shift is the sensitivity, times
   /// 2 under replace_one (our convention).
   Planned<PldTerm> discrete(Kind kind, double parameter, std::int64_t sensitivity,
-                            std::string_view name, const Sampling& s) const {
+                            std::string_view name, const LeafSampling& s) const {
     if (auto r = sampled(s, name)) return *r;
     pld::Mechanism m;
     m.kind = kind;
@@ -258,15 +258,15 @@ struct PldPlanner {
     m.shift = static_cast<double>(sensitivity) * scale();
     return PldTerm{std::move(m)};
   }
-  Planned<PldTerm> operator()(const DiscreteLaplaceEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const DiscreteLaplaceEvent& e, const LeafSampling& s) const {
     return discrete(Kind::discrete_laplace, e.noise_parameter, e.sensitivity, e.kName, s);
   }
-  Planned<PldTerm> operator()(const DiscreteGaussianEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const DiscreteGaussianEvent& e, const LeafSampling& s) const {
     return discrete(Kind::discrete_gaussian, e.sigma, e.sensitivity, e.kName, s);
   }
   /// k-ary randomized response (the true bucket w.p. 1 − p + p/k, each other
   /// w.p. p/k; dp_accounting's supplementary "Privacy loss distributions", §4.6).
-  Planned<PldTerm> operator()(const RandomizedResponseEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const RandomizedResponseEvent& e, const LeafSampling& s) const {
     if (auto r = sampled(s, e.kName)) return *r;
     if (!relation || *relation == Neighbouring::add_remove)
       return Planned<PldTerm>::refuse(
@@ -296,14 +296,14 @@ struct PldPlanner {
     add.push_back({p > 0 ? -std::log(p) : inf, (k - 1) / k});
     return PldTerm{atoms_mechanism(std::move(remove), std::move(add))};
   }
-  Planned<PldTerm> operator()(const ZcdpEvent& e, const Sampling&) const {
+  Planned<PldTerm> operator()(const ZcdpEvent& e, const LeafSampling&) const {
     return Planned<PldTerm>::refuse(
         "pld: " + name_of(e.kName) +
         " has no privacy loss distribution here (a zCDP bound does not determine one): use rdp");
   }
   /// Q = N(0, s²) vs P = Σ p_i N(c_i, s²) (Choquette-Choo et al. 2023, arXiv
   /// 2310.15526): the remove direction compares P with Q, add Q with P.
-  Planned<PldTerm> operator()(const MixtureOfGaussiansEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const MixtureOfGaussiansEvent& e, const LeafSampling& s) const {
     if (auto r = sampled(s, e.kName)) return *r;
     if (replace_one())
       return Planned<PldTerm>::refuse(
@@ -327,11 +327,11 @@ struct PldPlanner {
       return no_loss();  // every component at 0: P = Q
     return PldTerm{std::move(m)};
   }
-  Planned<PldTerm> operator()(const SingleEpochTreeAggregationEvent& e, const Sampling&) const {
+  Planned<PldTerm> operator()(const SingleEpochTreeAggregationEvent& e, const LeafSampling&) const {
     return Planned<PldTerm>::refuse("pld: " + name_of(e.kName) +
                                     " is not analysed with privacy loss distributions: use rdp");
   }
-  Planned<PldTerm> operator()(const RepeatAndSelectEvent& e, const Sampling&) const {
+  Planned<PldTerm> operator()(const RepeatAndSelectEvent& e, const LeafSampling&) const {
     return Planned<PldTerm>::refuse(
         "pld: " + name_of(e.kName) +
         " is not analysed with privacy loss distributions (its guarantee is an RDP bound): use "
@@ -345,12 +345,13 @@ struct PldPlanner {
   /// other sampled records fill the batch) the REPLACE pair at σ/2 (a record
   /// takes another's place: the sum moves by up to 2) with the sampling
   /// probability q' = P(Binom(N, q) > B)·B/(t·N), which dominates every relation.
-  Planned<PldTerm> operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling& s) const {
+  Planned<PldTerm> operator()(const TruncatedSubsampledGaussianEvent& e,
+                              const LeafSampling& s) const {
     if (auto r = sampled(s, e.kName)) return *r;
     const double q = e.sampling_probability, sigma = e.noise_multiplier;
     const std::int64_t n = e.dataset_size, b = e.truncated_batch_size;
     if (q == 0 || b == 0) return no_loss();  // nothing is ever released about a record
-    Planned<PldTerm> plain = base(Kind::gaussian, sigma, Sampling{PoissonSampling{q}});
+    Planned<PldTerm> plain = base(Kind::gaussian, sigma, LeafSampling{PoissonSampling{q}});
     if (!plain.term) return plain;
     const double log_t = log_binomial_tail(n - 1, q, b);
     if (log_t == -std::numeric_limits<double>::infinity()) return plain;  // N − 1 < B

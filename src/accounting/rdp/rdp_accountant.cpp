@@ -79,7 +79,7 @@ struct RdpPlanner {
   using P = Planned<RdpTerm>;
 
   /// The refusal of a kind this accountant analyses only unsampled.
-  static P unsampled_only(const Sampling& s, std::string_view name) {
+  static P unsampled_only(const LeafSampling& s, std::string_view name) {
     return P::refuse(refuse_sampled("rdp", s, "a gaussian", name) +
                      " (no RDP analysis of a sampled " + std::string(name) + ")");
   }
@@ -96,7 +96,7 @@ struct RdpPlanner {
     return std::nullopt;
   }
 
-  P operator()(const GaussianEvent& e, const Sampling& s) const {
+  P operator()(const GaussianEvent& e, const LeafSampling& s) const {
     if (auto why = epoch_refusal("rdp", s, true, relation)) return P::refuse(*why);
     if (is_epoch_sampling(s))
       // k unamplified releases per epoch (uses_per_epoch): a Gaussian whose
@@ -121,20 +121,20 @@ struct RdpPlanner {
     }
     return make_term(RdpTerm::Kind::gaussian, e.noise_multiplier);
   }
-  P operator()(const LaplaceEvent& e, const Sampling& s) const {
+  P operator()(const LaplaceEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
       return P::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName));
     return make_term(RdpTerm::Kind::laplace, e.scale);
   }
-  P operator()(const NoOpEvent& e, const Sampling& s) const {
+  P operator()(const NoOpEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     return make_term(RdpTerm::Kind::zero);
   }
-  P operator()(const NonPrivateEvent& e, const Sampling& s) const {
+  P operator()(const NonPrivateEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     return make_term(RdpTerm::Kind::infinite);
   }
-  P operator()(const EpsilonDeltaEvent& e, const Sampling& s) const {
+  P operator()(const EpsilonDeltaEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     // An (ε, δ)-DP mechanism is a post-processing of the (ε, δ) randomized
     // response (Kairouz, Oh & Viswanath 2015, Thm 2.1; Murtagh & Vadhan 2016,
@@ -145,7 +145,7 @@ struct RdpPlanner {
     t.log1m_delta = std::log1p(-e.delta);
     return t;
   }
-  P operator()(const DiscreteLaplaceEvent& e, const Sampling& s) const {
+  P operator()(const DiscreteLaplaceEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     // Pure (aΔ)-DP: the privacy loss a(|x − Δ| − |x|) lies in [−aΔ, aΔ] (for
     // Δ = 1 it takes only ±a, so binary randomized response is then exact).
@@ -154,7 +154,7 @@ struct RdpPlanner {
     t.scales = true;
     return t;
   }
-  P operator()(const DiscreteGaussianEvent& e, const Sampling& s) const {
+  P operator()(const DiscreteGaussianEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
       return P::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName) +
                        ": no published analysis shows that a sampled discrete Gaussian "
@@ -166,7 +166,7 @@ struct RdpPlanner {
     t.scales = true;
     return t;
   }
-  P operator()(const RandomizedResponseEvent& e, const Sampling& s) const {
+  P operator()(const RandomizedResponseEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     if (auto why = needs_replace(e.kName, "a record's bucket is replaced, not removed"))
       return P::refuse(*why);
@@ -174,7 +174,7 @@ struct RdpPlanner {
     t.buckets = e.num_buckets;
     return t;
   }
-  P operator()(const ZcdpEvent& e, const Sampling& s) const {
+  P operator()(const ZcdpEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s))
       return P::refuse(refuse_sampled("rdp", s, "a gaussian", e.kName) +
                        ": no published analysis of a sampled zCDP mechanism (it need not "
@@ -183,18 +183,18 @@ struct RdpPlanner {
     t.xi = e.xi;
     return t;
   }
-  P operator()(const ExponentialMechanismEvent& e, const Sampling& s) const {
+  P operator()(const ExponentialMechanismEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     return make_term(RdpTerm::Kind::exponential, e.epsilon);
   }
-  P operator()(const PermuteAndFlipEvent& e, const Sampling& s) const {
+  P operator()(const PermuteAndFlipEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     // Analysed as a generic ε-DP mechanism (McKenna & Sheldon 2020 prove ε-DP).
     // dp_accounting gives it the Laplace curves, for which no proof is
     // published; binary randomized response bounds every ε-DP mechanism.
     return make_term(RdpTerm::Kind::pure_dp, e.epsilon);
   }
-  P operator()(const MixtureOfGaussiansEvent& e, const Sampling& s) const {
+  P operator()(const MixtureOfGaussiansEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     if (relation == Neighbouring::replace_one)
       return P::refuse(rdp_refusal(std::string(e.kName) +
@@ -212,7 +212,7 @@ struct RdpPlanner {
     }
     return make_term(RdpTerm::Kind::poisson_gaussian, d.noise_multiplier, d.probability);
   }
-  P operator()(const SingleEpochTreeAggregationEvent& e, const Sampling& s) const {
+  P operator()(const SingleEpochTreeAggregationEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     if (auto why = needs_replace(e.kName,
                                  "the analysis of Kairouz et al. 2021, App. D, replaces a record "
@@ -222,7 +222,7 @@ struct RdpPlanner {
     t.buckets = tree_aggregation_depth(e.step_counts);
     return t;
   }
-  P operator()(const RepeatAndSelectEvent& e, const Sampling& s) const {
+  P operator()(const RepeatAndSelectEvent& e, const LeafSampling& s) const {
     if (!std::holds_alternative<NotSampled>(s)) return unsampled_only(s, e.kName);
     auto inner = std::make_shared<RdpPlan>(plan_event<RdpTerm>(*e.event, *this, "rdp"));
     if (inner->refusal) return P::refuse(*inner->refusal);
@@ -236,7 +236,7 @@ struct RdpPlanner {
     t.inner = std::move(inner);
     return t;
   }
-  P operator()(const TruncatedSubsampledGaussianEvent& e, const Sampling&) const {
+  P operator()(const TruncatedSubsampledGaussianEvent& e, const LeafSampling&) const {
     return P::refuse(
         rdp_refusal(std::string(e.kName) + " has no RDP analysis implemented here: use pld"));
   }
