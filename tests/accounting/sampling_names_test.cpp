@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "accounting/dpsgd/dp_sgd_run.hpp"
@@ -39,11 +40,29 @@ struct RecordingPlanner {
   }
 };
 
+/// The run of the case below (N = 1000 records in batches of B = 100 for 2 epochs: q = B/N = 0.1,
+/// T = 20 steps, t = N/B = 10 steps per epoch, docs/sampling.md#dp-sgd-run; 3 participations
+/// per epoch under balls-in-bins) as its leaf should see it under `scheme`: the sampling the
+/// scheme stands for (docs/sampling.md#schemes) and how often the leaf runs, T times or once per
+/// epoch for the schemes analysed an epoch at a time. No default: a scheme added without its
+/// leaf sampling here is a -Wswitch warning, an error under DPBUDGET_WERROR.
+std::pair<LeafSampling, std::int64_t> expected_leaf(Sampling scheme) {
+  switch (scheme) {
+    case Sampling::poisson:
+      return {PoissonSampling{0.1}, 20};
+    case Sampling::without_replacement:
+      return {WithoutReplacementSampling{1000, 100}, 20};
+    case Sampling::shuffle:
+      return {ShuffleSampling{10}, 2};
+    case Sampling::balls_in_bins:
+      return {AllocationSampling{10, 3}, 2};
+  }
+  return {NotSampled{}, 0};
+}
+
 }  // namespace
 
 TEST_CASE("sampling names: each run's sampling scheme reaches its leaf as the walk's sampling") {
-  // N = 1000 records in batches of B = 100 for 2 epochs: q = B/N = 0.1, T = 20 steps, t = N/B = 10
-  // steps per epoch (docs/sampling.md#dp-sgd-run).
   DpSgdRun run;
   run.sampling_rate = 0.1;
   run.noise_multiplier = 1.1;
@@ -55,28 +74,7 @@ TEST_CASE("sampling names: each run's sampling scheme reaches its leaf as the wa
   for (const Sampling scheme : {Sampling::poisson, Sampling::without_replacement, Sampling::shuffle,
                                 Sampling::balls_in_bins}) {
     run.sampling = scheme;
-    // What the scheme stands for (docs/sampling.md#schemes), and how often it runs:
-    // T steps, or one leaf per epoch for the schemes analysed an epoch at a time.
-    LeafSampling expected;
-    std::int64_t count = 0;
-    switch (scheme) {  // no default: a new scheme without its leaf sampling warns (-Wswitch)
-      case Sampling::poisson:
-        expected = PoissonSampling{0.1};
-        count = 20;
-        break;
-      case Sampling::without_replacement:
-        expected = WithoutReplacementSampling{1000, 100};
-        count = 20;
-        break;
-      case Sampling::shuffle:
-        expected = ShuffleSampling{10};
-        count = 2;
-        break;
-      case Sampling::balls_in_bins:
-        expected = AllocationSampling{10, 3};
-        count = 2;
-        break;
-    }
+    const auto [expected, count] = expected_leaf(scheme);
     CAPTURE(static_cast<int>(scheme));
     const Plan<Leaf> plan = plan_event<Leaf>(*dp_sgd_event(run), RecordingPlanner{}, "test");
     REQUIRE_FALSE(plan.refusal);
