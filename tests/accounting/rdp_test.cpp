@@ -381,8 +381,8 @@ TEST_CASE("log-space helpers") {
 }
 
 TEST_CASE("rdp: a DP-SGD run's pruned epsilon is the full curve's, to the bit, with its order") {
-  // The accountant evaluates only the orders that can win (rdp_accountant.cpp,
-  // pruned_epsilon); epsilon_from_rdp over the whole curve is the reference.
+  // The accountant evaluates only the orders that can win (pruned_epsilon in
+  // rdp_curves.cpp); epsilon_from_rdp over the whole curve is the reference.
   for (const dpb::RdpConversion conversion :
        {dpb::RdpConversion::improved, dpb::RdpConversion::classic})
     for (double q : {1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0})

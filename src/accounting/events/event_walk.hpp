@@ -6,8 +6,8 @@
 //
 // An accountant supplies a *planner*: one overload per leaf kind,
 //
-//   Planned<Term> operator()(const GaussianEvent&, const Sampling&) const;
-//   Planned<Term> operator()(const LaplaceEvent&, const Sampling&) const;
+//   Planned<Term> operator()(const GaussianEvent&, const LeafSampling&) const;
+//   Planned<Term> operator()(const LaplaceEvent&, const LeafSampling&) const;
 //   ...
 //
 // that either turns the leaf into the accountant's own cheap description of
@@ -31,7 +31,12 @@
 
 namespace dpb {
 
-/// How the records reach one leaf mechanism.
+// How the records reach one leaf mechanism: the alternatives of LeafSampling
+// below, set by the sampled wrapper around the leaf. (Not to be confused with
+// a DP-SGD run's Sampling, dpsgd/dp_sgd_run.hpp: how the run's loader draws
+// its batches, which dp_sgd_event() turns into such a wrapper.)
+
+/// Not inside a sampled wrapper.
 struct NotSampled {
   bool operator==(const NotSampled&) const = default;
 };
@@ -62,8 +67,9 @@ struct AllocationSampling {
   std::int64_t participations;
   bool operator==(const AllocationSampling&) const = default;
 };
-using Sampling = std::variant<NotSampled, PoissonSampling, WithoutReplacementSampling,
-                              ShuffleSampling, AllocationSampling>;
+/// How the records reach one leaf mechanism (the walk's name; see above).
+using LeafSampling = std::variant<NotSampled, PoissonSampling, WithoutReplacementSampling,
+                                  ShuffleSampling, AllocationSampling>;
 
 /// A planner's answer for one leaf: the accountant's term, or why not.
 template <typename Term>
@@ -101,7 +107,7 @@ struct Plan {
 };
 
 /// The event kind that applied `s`, for messages ("" when not sampled).
-inline const char* sampled_event_name(const Sampling& s) {
+inline const char* sampled_event_name(const LeafSampling& s) {
   if (std::holds_alternative<PoissonSampling>(s)) return "poisson_sampled";
   if (std::holds_alternative<WithoutReplacementSampling>(s)) return "sampled_without_replacement";
   if (std::holds_alternative<ShuffleSampling>(s)) return "shuffled";
@@ -110,14 +116,14 @@ inline const char* sampled_event_name(const Sampling& s) {
 }
 
 /// The usual refusal of a mechanism an accountant analyses only unsampled.
-inline std::string refuse_sampled(std::string_view accountant, const Sampling& s,
+inline std::string refuse_sampled(std::string_view accountant, const LeafSampling& s,
                                   std::string_view supported, std::string_view inner) {
   return std::string(accountant) + ": " + sampled_event_name(s) + " supports only " +
          std::string(supported) + " event inside, not " + std::string(inner);
 }
 
 /// Whether `s` is one epoch of shuffled or randomly allocated batches.
-inline bool is_epoch_sampling(const Sampling& s) {
+inline bool is_epoch_sampling(const LeafSampling& s) {
   return std::holds_alternative<ShuffleSampling>(s) ||
          std::holds_alternative<AllocationSampling>(s);
 }
@@ -128,7 +134,7 @@ inline bool is_epoch_sampling(const Sampling& s) {
 /// replace_one or replace_special, never add_remove (adding a record moves
 /// others between batches). Random allocation's pair (docs/pld.md#random-allocation) is the one of
 /// add_remove and of replace_special, not of replace_one.
-inline std::optional<std::string> epoch_refusal(std::string_view accountant, const Sampling& s,
+inline std::optional<std::string> epoch_refusal(std::string_view accountant, const LeafSampling& s,
                                                 bool is_gaussian,
                                                 std::optional<Neighbouring> relation) {
   if (!is_epoch_sampling(s)) return std::nullopt;
@@ -151,7 +157,7 @@ inline std::optional<std::string> epoch_refusal(std::string_view accountant, con
 /// given the permutation or allocation, which does not depend on the data;
 /// a mixture over them is no worse than its worst member, by joint
 /// convexity of the hockey-stick divergence).
-inline std::int64_t uses_per_epoch(const Sampling& s) {
+inline std::int64_t uses_per_epoch(const LeafSampling& s) {
   if (const auto* a = std::get_if<AllocationSampling>(&s)) return a->participations;
   return 1;
 }
@@ -167,7 +173,7 @@ namespace detail {
 
 template <typename Term, typename Planner>
 void walk(const DpEvent& event, const Planner& planner, std::string_view accountant,
-          const Sampling& sampling, const char* sampler, std::int64_t count, Plan<Term>& plan) {
+          const LeafSampling& sampling, const char* sampler, std::int64_t count, Plan<Term>& plan) {
   if (plan.refusal) return;
   // A sampled wrapper applies to one mechanism: sampling a composition (one
   // batch shared by several mechanisms) or a sampled event again is a
@@ -190,7 +196,7 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
         } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
           if (sampler) return refuse_nested(sampler);
           plan.relations.add_remove = true;
-          walk(*e.event, planner, accountant, Sampling{PoissonSampling{e.sampling_probability}},
+          walk(*e.event, planner, accountant, LeafSampling{PoissonSampling{e.sampling_probability}},
                "poisson_sampled", count, plan);
         } else if constexpr (std::is_same_v<T, SampledWithReplacementEvent>) {
           // No accountant here has an analysis: a record can enter one batch
@@ -205,19 +211,19 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
           // or replace_special: a shuffled epoch keeps the dataset size);
           // each planner refuses add_remove.
           if (sampler) return refuse_nested(sampler);
-          walk(*e.event, planner, accountant, Sampling{ShuffleSampling{e.num_steps}}, "shuffled",
-               count, plan);
+          walk(*e.event, planner, accountant, LeafSampling{ShuffleSampling{e.num_steps}},
+               "shuffled", count, plan);
         } else if constexpr (std::is_same_v<T, RandomAllocationEvent>) {
           if (sampler) return refuse_nested(sampler);
           plan.relations.add_remove = true;
           walk(*e.event, planner, accountant,
-               Sampling{AllocationSampling{e.num_steps, e.num_participations}}, "random_allocation",
-               count, plan);
+               LeafSampling{AllocationSampling{e.num_steps, e.num_participations}},
+               "random_allocation", count, plan);
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
           if (sampler) return refuse_nested(sampler);
           plan.relations.replace_one = true;
           walk(*e.event, planner, accountant,
-               Sampling{WithoutReplacementSampling{e.source_dataset_size, e.sample_size}},
+               LeafSampling{WithoutReplacementSampling{e.source_dataset_size, e.sample_size}},
                "sampled_without_replacement", count, plan);
         } else {
           // A mixture of Gaussians compares one side against N(0, s²): a
@@ -245,7 +251,7 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
 template <typename Term, typename Planner>
 Plan<Term> plan_event(const DpEvent& event, const Planner& planner, std::string_view accountant) {
   Plan<Term> plan;
-  detail::walk(event, planner, accountant, Sampling{NotSampled{}}, nullptr, 1, plan);
+  detail::walk(event, planner, accountant, LeafSampling{NotSampled{}}, nullptr, 1, plan);
   if (plan.refusal) plan.terms.clear();
   return plan;
 }
