@@ -418,9 +418,15 @@ class Progress {
     std::fprintf(stderr, "\rdpbudget: sweep %zu/%zu", done, total_);
     std::fflush(stderr);
   }
-  ~Progress() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
+  /// Erases the progress line, so that rows and messages written next start
+  /// on a line of their own (it comes back at the next update).
+  void clear() {
+    if (!shown_) return;
+    shown_ = false;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
   }
+  ~Progress() { clear(); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -501,6 +507,7 @@ void compute_in_order(const JobSource& source, std::size_t begin, std::size_t en
       }
       room.notify_all();
       if (slot.error) std::rethrow_exception(slot.error);
+      progress.clear();
       sink(std::move(slot.rows));
       progress.update(std::min(total, (b + 1) * kBlock));
     }
@@ -560,8 +567,7 @@ class SweepWriter {
         report::render_json_line(record, pending_);
         return;
       case report::Format::json:
-        if (!json_) json_.emplace("sweep", inputs_);
-        json_->add(record, pending_);
+        json().add(record, pending_);
         return;
       case report::Format::text:
       case report::Format::markdown:
@@ -595,8 +601,7 @@ class SweepWriter {
   void finish(const std::vector<std::string>& footnotes) {
     switch (format_) {
       case report::Format::json:
-        if (!json_) json_.emplace("sweep", inputs_);
-        json_->finish(footnotes, pending_);
+        json().finish(footnotes, pending_);
         break;
       case report::Format::text:
       case report::Format::markdown:
@@ -627,6 +632,10 @@ class SweepWriter {
   report::TableWriter& table() {
     if (!table_) table_.emplace(format_, inputs_, style, kHeldRows);
     return *table_;
+  }
+  report::JsonWriter& json() {
+    if (!json_) json_.emplace("sweep", inputs_);
+    return *json_;
   }
   void header() {
     if (!csv_header_) return;
