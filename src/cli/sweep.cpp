@@ -524,6 +524,16 @@ void compute_in_order(const JobSource& source, std::size_t begin, std::size_t en
 /// takes about 2 KB: a few MB, however long the sweep.
 constexpr std::size_t kHeldRows = 1000;
 
+/// CSV's header for `rows`: their data columns in the order they first appear.
+std::vector<std::string> csv_header(const std::vector<Row>& rows) {
+  std::vector<std::string> columns;
+  for (const auto& row : rows)
+    for (const auto& column : report::csv_columns(row.record))
+      if (std::find(columns.begin(), columns.end(), column) == columns.end())
+        columns.push_back(column);
+  return columns;
+}
+
 /// Where a CSV spool goes: $TMPDIR, or /tmp when it is unset or empty (POSIX).
 std::string temp_directory() {
   const char* dir = std::getenv("TMPDIR");
@@ -718,13 +728,9 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
       // Every shard's header is the columns of the sweep's first
       // configuration's rows (shard 1 prints it), so that the shards'
       // outputs concatenate to the whole sweep's.
-      std::vector<std::string> columns;
-      if (source.count > 0)
-        for (const auto& row : compute(source.at(0), s))
-          for (const auto& column : report::csv_columns(row.record))
-            if (std::find(columns.begin(), columns.end(), column) == columns.end())
-              columns.push_back(column);
-      writer.stream_csv(std::move(columns), /*header=*/shard.k == 1);
+      writer.stream_csv(
+          source.count > 0 ? csv_header(compute(source.at(0), s)) : std::vector<std::string>{},
+          /*header=*/shard.k == 1);
     } else if (!f.input.empty() || unknown != Unknown::none || !source.same_run_columns) {
       // Lines that differ, a row with no solution (its `error` column), or
       // micro-batch accumulation on some rows only: a later row may have a
@@ -738,16 +744,10 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
       // first rows' answers left an accountant or a companion row out.
       const bool partial =
           std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.partial; });
-      if (partial) {
+      if (partial)
         writer.spool_csv(temp_directory());
-      } else {
-        std::vector<std::string> columns;
-        for (const auto& row : rows)
-          for (const auto& column : report::csv_columns(row.record))
-            if (std::find(columns.begin(), columns.end(), column) == columns.end())
-              columns.push_back(column);
-        writer.stream_csv(std::move(columns), /*header=*/true);
-      }
+      else
+        writer.stream_csv(csv_header(rows), /*header=*/true);
     }
     const std::string of_shard = shard.given ? " of shard " + f.shard : std::string();
     for (auto& row : rows) {
