@@ -56,12 +56,16 @@ void emit(const report::Report& rep, const OutputFlags& flags, std::ostream& out
 
 void emit(const report::Report& rep, report::Format format, std::ostream& out,
           report::TextStyle style) {
-  style.colour = format == report::Format::text && &out == &std::cout &&
-                 report::colour_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"),
-                                       std::getenv("TERM"));
+  style.colour = colour_for(format, out);
   std::ostringstream buffer;
   report::render(rep, format, buffer, style);
   write_out(out, buffer.view());
+}
+
+bool colour_for(report::Format format, const std::ostream& out) {
+  return format == report::Format::text && &out == &std::cout &&
+         report::colour_wanted(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"),
+                               std::getenv("TERM"));
 }
 
 void write_out(std::ostream& out, std::string_view text, std::string_view where) {

@@ -59,6 +59,10 @@ std::ofstream open_output(const std::string& path);
 /// output is checked once more after the verb returns).
 void check_written(std::ostream& out, std::string_view where = "standard output");
 
+/// Whether output in `format` to `out` is coloured: text only, to std::cout
+/// on a terminal, never with NO_COLOR set non-empty or TERM=dumb.
+bool colour_for(report::Format format, const std::ostream& out);
+
 /// Renders to a buffer first, so nothing half-written reaches stdout. Text
 /// output is coloured only on a terminal (std::cout to a tty) and never with
 /// NO_COLOR set non-empty or TERM=dumb.

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +84,9 @@ struct Job {
 struct JobSource {
   std::size_t count = 0;
   std::function<Job(std::size_t)> at;
+  /// Every job's run columns are the same (a grid whose swept values add or
+  /// remove none): CSV can take its header from the first rows.
+  bool same_run_columns = false;
 };
 
 /// --shard K/N: this run computes the K-th of N contiguous slices of the
@@ -126,6 +130,10 @@ struct Row {
   /// The gate's exit status for the run (kOk, kBudgetExceeded, kNoUpperBound).
   int status = kOk;
   bool no_solution = false;
+  /// The job's answer left something out here (an accountant skipped, a
+  /// companion row missing, on its first row): another job's rows may have
+  /// columns this one's lack.
+  bool partial = false;
 };
 
 struct Settings {
@@ -202,6 +210,7 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
         // accountants, warnings, and the gate's verdict.
         for (const auto& why : a.skipped) row.warnings.push_back("skipped " + why);
         row.warnings.insert(row.warnings.end(), a.warnings.begin(), a.warnings.end());
+        row.partial = !a.skipped.empty() || !a.warnings.empty();
         if (check) {
           row.gate = budget_lines(a, *check, *budget, "budget", s.choice.names);
           row.subject = describe(job);
@@ -247,8 +256,17 @@ Unknown unknown_of(const std::string& solve) {
 JobSource jobs_from_flags(const SweepFlags& f, Unknown unknown, const std::vector<double>& deltas,
                           const std::vector<double>& epsilons) {
   auto grid = std::make_shared<const SweepGrid>(f.run);
-  for (std::size_t i = 0; i < grid->size(); ++i) derive(grid->at(i), unknown);
   JobSource source;
+  source.same_run_columns = true;
+  std::optional<bool> accumulates;
+  for (std::size_t i = 0; i < grid->size(); ++i) {
+    // add_inputs() gives the run columns; of the values a sweep varies, only
+    // an accumulation of several micro-batches adds columns
+    // (accumulation_steps, logical_batch_size) that a row without lacks.
+    const bool several = derive(grid->at(i), unknown).accumulation_steps > 1;
+    if (accumulates && *accumulates != several) source.same_run_columns = false;
+    accumulates = several;
+  }
   source.count = grid->size();
   source.at = [grid, unknown, deltas, epsilons](std::size_t i) {
     Job job;
@@ -400,9 +418,15 @@ class Progress {
     std::fprintf(stderr, "\rdpbudget: sweep %zu/%zu", done, total_);
     std::fflush(stderr);
   }
-  ~Progress() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
+  /// Erases the progress line, so that rows and messages written next start
+  /// on a line of their own (it comes back at the next update).
+  void clear() {
+    if (!shown_) return;
+    shown_ = false;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
   }
+  ~Progress() { clear(); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -428,7 +452,9 @@ void compute_in_order(const JobSource& source, std::size_t begin, std::size_t en
     std::vector<Row> rows;
     std::exception_ptr error;
   };
-  std::vector<Slot> slots(blocks);
+  // Block b waits in slot b % kMaxBlocksAhead: the workers never run further
+  // ahead, so the slots are reused and their number does not grow with the sweep.
+  std::vector<Slot> slots(std::min(blocks, kMaxBlocksAhead));
   std::mutex m;
   std::condition_variable ready, room;
   std::size_t consumed = 0;  // blocks the sink has taken (guarded by m)
@@ -451,7 +477,7 @@ void compute_in_order(const JobSource& source, std::size_t begin, std::size_t en
       }
       slot.done = true;
       std::lock_guard lock(m);
-      slots[b] = std::move(slot);
+      slots[b % kMaxBlocksAhead] = std::move(slot);
       ready.notify_all();
     }
   };
@@ -473,13 +499,15 @@ void compute_in_order(const JobSource& source, std::size_t begin, std::size_t en
       Slot slot;
       {
         std::unique_lock lock(m);
-        ready.wait(lock, [&] { return slots[b].done; });
-        slot = std::move(slots[b]);
-        slots[b] = Slot{};
+        Slot& waiting = slots[b % kMaxBlocksAhead];
+        ready.wait(lock, [&] { return waiting.done; });
+        slot = std::move(waiting);
+        waiting = Slot{};
         consumed = b + 1;
       }
       room.notify_all();
       if (slot.error) std::rethrow_exception(slot.error);
+      progress.clear();
       sink(std::move(slot.rows));
       progress.update(std::min(total, (b + 1) * kBlock));
     }
@@ -488,6 +516,160 @@ void compute_in_order(const JobSource& source, std::size_t begin, std::size_t en
     throw;
   }
 }
+
+/// Rows a sweep holds before it writes text, Markdown or JSON. A sweep of no
+/// more is printed once it ends, exactly as one table or document (and one
+/// that stops on an error writes nothing); a longer one is written as it is
+/// computed, text and Markdown as tables of this many rows each. A held row
+/// takes about 2 KB: a few MB, however long the sweep.
+constexpr std::size_t kHeldRows = 1000;
+
+/// CSV's header for `rows`: their data columns in the order they first appear.
+std::vector<std::string> csv_header(const std::vector<Row>& rows) {
+  std::vector<std::string> columns;
+  for (const auto& row : rows)
+    for (const auto& column : report::csv_columns(row.record))
+      if (std::find(columns.begin(), columns.end(), column) == columns.end())
+        columns.push_back(column);
+  return columns;
+}
+
+/// Where a CSV spool goes: $TMPDIR, or /tmp when it is unset or empty (POSIX).
+std::string temp_directory() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+
+/// A sweep's rows on their way to stdout, in flat memory in every format
+/// (README "Sweeps"): JSON Lines and CSV with a known header as each block
+/// of rows is computed; JSON as one document written row by row once
+/// kHeldRows rows are in; text and Markdown in tables of kHeldRows rows; CSV
+/// whose header is known only at the end through a spool file.
+class SweepWriter {
+ public:
+  SweepWriter(report::Format format, report::TextStyle text, report::Record inputs,
+              std::ostream& out)
+      : style(text), format_(format), inputs_(std::move(inputs)), out_(out) {}
+
+  report::TextStyle style;  ///< text and Markdown (set before the first row)
+
+  /// CSV under `columns`, the header first unless `header` is false.
+  void stream_csv(std::vector<std::string> columns, bool header) {
+    csv_.emplace(std::move(columns));
+    csv_header_ = header;
+  }
+  /// CSV through a spool file in `directory`.
+  void spool_csv(const std::string& directory) {
+    try {
+      spool_.emplace(directory);
+    } catch (const report::SpoolError& e) {
+      throw_spool_error(e);
+    }
+  }
+  bool csv_undecided() const { return format_ == report::Format::csv && !csv_ && !spool_; }
+
+  /// Throws std::invalid_argument (naming the column) for a CSV row with a
+  /// column outside a streamed header.
+  void add(report::Record record) {
+    ++rows_;
+    switch (format_) {
+      case report::Format::jsonl:
+        report::render_json_line(record, pending_);
+        return;
+      case report::Format::json:
+        json().add(record, pending_);
+        return;
+      case report::Format::text:
+      case report::Format::markdown:
+        table().add(std::move(record), pending_);
+        return;
+      case report::Format::csv:
+        if (spool_) {
+          try {
+            spool_->add(record);
+          } catch (const report::SpoolError& e) {
+            throw_spool_error(e);
+          }
+          return;
+        }
+        header();
+        csv_->add(record, pending_);
+        return;
+    }
+  }
+
+  /// Writes what is ready (JSON: once kHeldRows rows are in, or `all`).
+  void write(bool all = false) {
+    if (format_ == report::Format::json && rows_ < kHeldRows && !all) return;
+    if (pending_.view().empty()) return;
+    write_out(out_, pending_.view());
+    pending_.str("");
+  }
+
+  /// The end of the document: held rows and the notes (text, Markdown,
+  /// JSON), the CSV header of a sweep with no rows, or the spool's CSV.
+  void finish(const std::vector<std::string>& footnotes) {
+    switch (format_) {
+      case report::Format::json:
+        json().finish(footnotes, pending_);
+        break;
+      case report::Format::text:
+      case report::Format::markdown:
+        table().finish(footnotes, pending_);
+        break;
+      case report::Format::csv:
+        if (!csv_ && !spool_) stream_csv({}, true);  // no rows: the header of no columns
+        if (csv_) header();
+        break;
+      case report::Format::jsonl:
+        break;
+    }
+    write(/*all=*/true);
+    if (!spool_) return;
+    // Written straight from the spool: nothing reached stdout before every
+    // row was computed.
+    errno = 0;  // so that a failed write's reason is its own
+    try {
+      spool_->finish(out_);
+    } catch (const report::SpoolError& e) {
+      throw_spool_error(e);
+    }
+    if (out_) out_.flush();
+    if (!out_) throw_write_error("standard output", errno);
+  }
+
+ private:
+  report::TableWriter& table() {
+    if (!table_) table_.emplace(format_, inputs_, style, kHeldRows);
+    return *table_;
+  }
+  report::JsonWriter& json() {
+    if (!json_) json_.emplace("sweep", inputs_);
+    return *json_;
+  }
+  void header() {
+    if (!csv_header_) return;
+    csv_->header(pending_);
+    csv_header_ = false;
+  }
+  [[noreturn]] static void throw_spool_error(const report::SpoolError& e) {
+    throw_write_error(std::string(e.what()) +
+                          " (CSV waits there for its header; set TMPDIR, or "
+                          "use --format jsonl)",
+                      e.reason);
+  }
+
+  report::Format format_;
+  report::Record inputs_;
+  std::ostream& out_;
+  std::ostringstream pending_;
+  std::size_t rows_ = 0;
+  std::optional<report::TableWriter> table_;
+  std::optional<report::JsonWriter> json_;
+  std::optional<report::CsvWriter> csv_;
+  bool csv_header_ = false;
+  std::optional<report::CsvSpool> spool_;
+};
 
 int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   Settings s;
@@ -527,36 +709,46 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
     note_assumed_poisson(f.run, err);
   }
 
-  report::Report rep;
-  rep.command = "sweep";
-  add_inputs(rep.inputs, s.choice);
+  report::Record inputs;
+  add_inputs(inputs, s.choice);
+  std::vector<std::string> footnotes;
   bool over = false, no_solution = false, no_upper_bound = false;
   std::size_t row_number = 0;
   FailureCount over_rows, unbounded_runs, unsolved_rows;
   std::size_t budget_messages = 0;  // budget lines, shown or not
-  // JSON Lines streams. CSV spools each row's cells to a temporary file (its
-  // header, the union of the rows' columns, is known only at the end); with
-  // --shard its header is the columns of the sweep's first configuration's
-  // rows, the same in every shard (printed by shard 1 only), so the shards'
-  // outputs concatenate to the whole sweep's, and a row with another column
-  // is an error. Text, Markdown and JSON documents hold every row.
-  const bool streaming = format == report::Format::jsonl;
-  const bool csv = format == report::Format::csv;
   const std::size_t begin = source.count * (shard.k - 1) / shard.n;
   const std::size_t end = source.count * shard.k / shard.n;
-  std::optional<report::CsvSpool> spool;
-  if (csv && !shard.given) spool.emplace();
-  if (csv && shard.given) {
-    std::vector<std::string> columns;
-    if (source.count > 0)
-      for (const auto& row : compute(source.at(0), s))
-        for (const auto& column : report::csv_columns(row.record))
-          if (std::find(columns.begin(), columns.end(), column) == columns.end())
-            columns.push_back(column);
-    spool.emplace(std::move(columns));
+  // --precision as emit() reads it (JSON Lines and CSV never read it).
+  const bool styled = format != report::Format::jsonl && format != report::Format::csv;
+  SweepWriter writer(format, styled ? text_style(f.output) : report::TextStyle{}, std::move(inputs),
+                     out);
+  writer.style.colour = colour_for(format, out);
+  if (format == report::Format::csv) {
+    if (shard.given) {
+      // Every shard's header is the columns of the sweep's first
+      // configuration's rows (shard 1 prints it), so that the shards'
+      // outputs concatenate to the whole sweep's.
+      writer.stream_csv(
+          source.count > 0 ? csv_header(compute(source.at(0), s)) : std::vector<std::string>{},
+          /*header=*/shard.k == 1);
+    } else if (!f.input.empty() || unknown != Unknown::none || !source.same_run_columns) {
+      // Lines that differ, a row with no solution (its `error` column), or
+      // micro-batch accumulation on some rows only: a later row may have a
+      // column no earlier row has.
+      writer.spool_csv(temp_directory());
+    }
   }
   compute_in_order(source, begin, end, s, [&](std::vector<Row> rows) {
-    std::ostringstream block;  // JSON Lines: the block's rows, written at once
+    if (writer.csv_undecided()) {
+      // A grid: every row has the columns of the first rows, unless the
+      // first rows' answers left an accountant or a companion row out.
+      const bool partial =
+          std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.partial; });
+      if (partial)
+        writer.spool_csv(temp_directory());
+      else
+        writer.stream_csv(csv_header(rows), /*header=*/true);
+    }
     const std::string of_shard = shard.given ? " of shard " + f.shard : std::string();
     for (auto& row : rows) {
       ++row_number;
@@ -581,43 +773,32 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
       no_upper_bound = no_upper_bound || row.status == kNoUpperBound;
       no_solution = no_solution || row.no_solution;
       for (const auto& note : row.notes)
-        if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "note: " + note) ==
-            rep.footnotes.end())
-          rep.footnotes.push_back("note: " + note);
+        if (std::find(footnotes.begin(), footnotes.end(), "note: " + note) == footnotes.end())
+          footnotes.push_back("note: " + note);
       for (const auto& why : row.warnings)
-        if (std::find(rep.footnotes.begin(), rep.footnotes.end(), "warning: " + why) ==
-            rep.footnotes.end()) {
-          rep.footnotes.push_back("warning: " + why);
+        if (std::find(footnotes.begin(), footnotes.end(), "warning: " + why) == footnotes.end()) {
+          footnotes.push_back("warning: " + why);
           err << "dpbudget: warning: " << report::escape_control(why) << '\n';
         }
-      if (streaming) {
-        report::render_json_line(row.record, block);
-      } else if (spool) {
-        try {
-          spool->add(row.record);
-        } catch (const std::invalid_argument& e) {
+      try {
+        writer.add(std::move(row.record));
+      } catch (const std::invalid_argument& e) {
+        if (shard.given)
           throw UsageError(
               "--shard: with --format csv every row needs the columns of the "
               "sweep's first configuration, but row " +
               std::to_string(row_number) + " has '" + e.what() +
               "': the shards would not line up; use --format jsonl");
-        }
-      } else {
-        rep.results.push_back(std::move(row.record));
+        throw std::logic_error("sweep: row " + std::to_string(row_number) + " has the column '" +
+                               e.what() +
+                               "', which the CSV header (the first rows' columns) lacks; use "
+                               "--format jsonl");
       }
     }
     // A failed write ends the sweep here, not after its last row.
-    if (streaming) write_out(out, block.view());
+    writer.write();
   });
-  // Written straight from the spool: flat memory, and nothing reached
-  // stdout before every row was computed.
-  if (spool) {
-    errno = 0;  // so that a failed write's reason is its own
-    spool->finish(out, /*header=*/!shard.given || shard.k == 1);
-    if (out) out.flush();
-    if (!out) throw_write_error("standard output", errno);
-  }
-  if (!streaming && !csv) emit(rep, f.output, out);
+  writer.finish(footnotes);
   // One summary line per way rows failed, counting every row (the per-row
   // lines stop at kMaxBudgetMessages).
   const std::string rows_total = std::to_string(row_number);

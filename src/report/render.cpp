@@ -1,8 +1,12 @@
 #include "report/render.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -147,26 +151,28 @@ std::vector<std::string> columns_of(const std::vector<Record>& results, Keep kee
 
 /// A text table laid out: the block above it (inputs and the columns moved
 /// up), the columns left, the rows' cells with their footnote markers and
-/// alignment, the distinct footnotes in marker order. Text and Markdown
-/// print the same layout.
+/// alignment. Text and Markdown print the same layout.
 struct TextLayout {
   std::vector<std::pair<std::string, std::string>> block;
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<bool>> right;
-  std::vector<std::string> marked;
 };
 
-TextLayout layout_text(const Report& report, const TextStyle& style) {
+/// `results` laid out as one table, `inputs` (if any) first above it; a
+/// footnote not yet in `marked` is added to it, and its position gives the
+/// cell's marker (`*`, `**`, ...).
+TextLayout layout_text(const Record* inputs, const std::vector<Record>& results,
+                       const TextStyle& style, std::vector<std::string>& marked) {
   const auto all_columns =
-      columns_of(report.results, [&](const Cell& cell) { return in_text(cell, style); });
+      columns_of(results, [&](const Cell& cell) { return in_text(cell, style); });
   auto cell_at = [&](std::size_t row, std::size_t column) -> const Cell* {
-    const Cell* cell = report.results[row].find(all_columns[column]);
+    const Cell* cell = results[row].find(all_columns[column]);
     return cell && in_text(*cell, style) ? cell : nullptr;
   };
   std::vector<std::vector<std::string>> rows;
   std::vector<std::vector<bool>> right;
-  for (std::size_t i = 0; i < report.results.size(); ++i) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
     auto& row = rows.emplace_back();
     auto& align = right.emplace_back();
     for (std::size_t c = 0; c < all_columns.size(); ++c) {
@@ -177,13 +183,13 @@ TextLayout layout_text(const Report& report, const TextStyle& style) {
   }
   TextLayout t;
   // Cells with a footnote get a marker (`*`, `**`, ...), one per distinct note.
-  for (std::size_t i = 0; i < report.results.size(); ++i)
+  for (std::size_t i = 0; i < results.size(); ++i)
     for (std::size_t c = 0; c < all_columns.size(); ++c) {
       const Cell* cell = cell_at(i, c);
       if (!cell || cell->footnote.empty()) continue;
-      auto it = std::find(t.marked.begin(), t.marked.end(), cell->footnote);
-      if (it == t.marked.end()) it = t.marked.insert(t.marked.end(), cell->footnote);
-      rows[i][c] += std::string(static_cast<std::size_t>(it - t.marked.begin()) + 1, '*');
+      auto it = std::find(marked.begin(), marked.end(), cell->footnote);
+      if (it == marked.end()) it = marked.insert(marked.end(), cell->footnote);
+      rows[i][c] += std::string(static_cast<std::size_t>(it - marked.begin()) + 1, '*');
     }
   // A hoisted column that holds one value in every row moves above the table.
   std::vector<bool> moved(all_columns.size(), false);
@@ -196,8 +202,9 @@ TextLayout layout_text(const Report& report, const TextStyle& style) {
       }
       moved[c] = same;
     }
-  for (const auto& [key, cell] : report.inputs.cells)
-    if (in_text(cell, style)) t.block.emplace_back(key, escape_control(to_text(cell, style)));
+  if (inputs)
+    for (const auto& [key, cell] : inputs->cells)
+      if (in_text(cell, style)) t.block.emplace_back(key, escape_control(to_text(cell, style)));
   for (std::size_t c = 0; c < all_columns.size(); ++c)
     if (moved[c]) t.block.emplace_back(all_columns[c], rows[0][c]);
   t.rows.resize(rows.size());
@@ -213,8 +220,9 @@ TextLayout layout_text(const Report& report, const TextStyle& style) {
   return t;
 }
 
-void render_text(const Report& report, std::ostream& out, const TextStyle& style) {
-  const TextLayout t = layout_text(report, style);
+/// One laid-out table as text: the block above it, a blank line, the header
+/// and the rows, aligned.
+void print_text_table(const TextLayout& t, std::ostream& out, const TextStyle& style) {
   std::size_t name_width = 0;
   for (const auto& [key, value] : t.block) name_width = std::max(name_width, key.size());
   for (const auto& [key, value] : t.block)
@@ -239,9 +247,14 @@ void render_text(const Report& report, std::ostream& out, const TextStyle& style
   const std::string header = line(t.columns, std::vector<bool>(t.columns.size(), false));
   out << (style.colour ? "\033[1m" + header + "\033[0m" : header) << '\n';
   for (std::size_t i = 0; i < t.rows.size(); ++i) out << line(t.rows[i], t.right[i]) << '\n';
-  for (std::size_t m = 0; m < t.marked.size(); ++m)
-    out << std::string(m + 1, '*') << ' ' << t.marked[m] << '\n';
-  for (const auto& note : report.footnotes) out << escape_control(note) << '\n';
+}
+
+/// The notes under a text table: each marker's, then the footnotes.
+void print_text_notes(const std::vector<std::string>& marked,
+                      const std::vector<std::string>& footnotes, std::ostream& out) {
+  for (std::size_t m = 0; m < marked.size(); ++m)
+    out << std::string(m + 1, '*') << ' ' << marked[m] << '\n';
+  for (const auto& note : footnotes) out << escape_control(note) << '\n';
 }
 
 /// Text in a Markdown table cell or paragraph: characters with a meaning in
@@ -261,10 +274,9 @@ std::string markdown_escape(const std::string& s) {
 }
 
 /// Markdown (GitHub-flavoured): the block above the text table as a
-/// two-column table, then the results table (numbers right-aligned), then the
-/// footnotes as a list; the same cells, rounding and layout as text.
-void render_markdown(const Report& report, std::ostream& out, const TextStyle& style) {
-  const TextLayout t = layout_text(report, style);
+/// two-column table, then the results table (numbers right-aligned); the same
+/// cells, rounding and layout as text.
+void print_markdown_table(const TextLayout& t, std::ostream& out) {
   auto row = [&](const std::vector<std::string>& cells) {
     out << '|';
     for (const auto& c : cells) out << ' ' << markdown_escape(c) << " |";
@@ -288,11 +300,15 @@ void render_markdown(const Report& report, std::ostream& out, const TextStyle& s
     out << '\n';
     for (const auto& r : t.rows) row(r);
   }
-  if (!t.marked.empty() || !report.footnotes.empty()) out << '\n';
-  for (std::size_t m = 0; m < t.marked.size(); ++m)
-    out << "- " << markdown_escape(std::string(m + 1, '*') + " " + t.marked[m]) << '\n';
-  for (const auto& note : report.footnotes)
-    out << "- " << markdown_escape(escape_control(note)) << '\n';
+}
+
+/// The footnotes under Markdown tables, as a list.
+void print_markdown_notes(const std::vector<std::string>& marked,
+                          const std::vector<std::string>& footnotes, std::ostream& out) {
+  if (!marked.empty() || !footnotes.empty()) out << '\n';
+  for (std::size_t m = 0; m < marked.size(); ++m)
+    out << "- " << markdown_escape(std::string(m + 1, '*') + " " + marked[m]) << '\n';
+  for (const auto& note : footnotes) out << "- " << markdown_escape(escape_control(note)) << '\n';
 }
 
 std::string csv_field(const std::string& s) {
@@ -314,17 +330,31 @@ void write_csv_header(const std::vector<std::string>& columns, std::ostream& out
   out << '\n';
 }
 
-void render_csv(const Report& report, std::ostream& out) {
-  const auto columns = columns_of(report.results, in_data);
+/// A record's CSV fields under `columns`: each column's first cell, when it
+/// is a data cell, else empty.
+std::string csv_row(const Record& record, const std::vector<std::string>& columns) {
   const TextStyle exact = csv_style();
-  write_csv_header(columns, out);
-  for (const auto& r : report.results) {
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      const Cell* cell = r.find(columns[c]);
-      out << (c ? "," : "") << (cell && in_data(*cell) ? csv_field(to_text(*cell, exact)) : "");
-    }
-    out << '\n';
+  std::string line;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const Cell* cell = record.find(columns[c]);
+    if (c) line += ',';
+    if (cell && in_data(*cell)) line += csv_field(to_text(*cell, exact));
   }
+  line += '\n';
+  return line;
+}
+
+/// A JSON value as dump(2) prints it `depth` levels deep in a document.
+std::string indented(const Json& value, int depth) {
+  const std::string text = value.dump(2);
+  const std::size_t margin = static_cast<std::size_t>(2 * depth);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out.append(margin, ' ');
+  }
+  return out;
 }
 
 }  // namespace
@@ -385,19 +415,6 @@ void render_json_line(const Record& record, std::ostream& out) {
   out << to_json(record).dump() << '\n';
 }
 
-namespace {
-
-void write_u32(std::FILE* f, std::uint32_t v) {
-  if (std::fwrite(&v, sizeof v, 1, f) != 1) throw std::runtime_error("CSV spool: write failed");
-}
-std::uint32_t read_u32(std::FILE* f) {
-  std::uint32_t v = 0;
-  if (std::fread(&v, sizeof v, 1, f) != 1) throw std::runtime_error("CSV spool: read failed");
-  return v;
-}
-
-}  // namespace
-
 std::vector<std::string> csv_columns(const Record& record) {
   std::vector<std::string> columns;
   for (const auto& [key, cell] : record.cells)
@@ -405,11 +422,84 @@ std::vector<std::string> csv_columns(const Record& record) {
   return columns;
 }
 
-CsvSpool::CsvSpool(std::optional<std::vector<std::string>> fixed) : file_(std::tmpfile()) {
-  if (!file_) throw std::runtime_error("CSV spool: no temporary file");
-  if (fixed) {
-    columns_ = std::move(*fixed);
-    fixed_ = true;
+TableWriter::TableWriter(Format format, Record inputs, TextStyle style, std::size_t block_rows)
+    : format_(format), inputs_(std::move(inputs)), style_(style), block_rows_(block_rows) {
+  if (format != Format::text && format != Format::markdown)
+    throw std::invalid_argument("TableWriter: text or markdown only");
+}
+
+void TableWriter::add(Record record, std::ostream& out) {
+  held_.push_back(std::move(record));
+  if (block_rows_ > 0 && held_.size() == block_rows_) flush(out);
+}
+
+void TableWriter::flush(std::ostream& out) {
+  const TextLayout t = layout_text(blocks_ == 0 ? &inputs_ : nullptr, held_, style_, marked_);
+  if (blocks_ > 0) out << '\n';  // a blank line between blocks
+  if (format_ == Format::text)
+    print_text_table(t, out, style_);
+  else
+    print_markdown_table(t, out);
+  held_.clear();
+  ++blocks_;
+}
+
+void TableWriter::finish(const std::vector<std::string>& footnotes, std::ostream& out) {
+  if (blocks_ == 0 || !held_.empty()) flush(out);
+  if (format_ == Format::text)
+    print_text_notes(marked_, footnotes, out);
+  else
+    print_markdown_notes(marked_, footnotes, out);
+}
+
+JsonWriter::JsonWriter(std::string command, Record inputs)
+    : command_(std::move(command)), inputs_(std::move(inputs)) {}
+
+// The bytes of nlohmann's dump(2) of {"version", "command", "inputs",
+// "results", "notes"}, one result at a time.
+void JsonWriter::begin(std::ostream& out) {
+  if (begun_) return;
+  begun_ = true;
+  out << "{\n  \"version\": " << Json(kVersion).dump()
+      << ",\n  \"command\": " << Json(command_).dump()
+      << ",\n  \"inputs\": " << indented(to_json(inputs_), 1) << ",\n  \"results\": [";
+}
+
+void JsonWriter::add(const Record& record, std::ostream& out) {
+  begin(out);
+  out << (results_++ ? ",\n    " : "\n    ") << indented(to_json(record), 2);
+}
+
+void JsonWriter::finish(const std::vector<std::string>& footnotes, std::ostream& out) {
+  begin(out);
+  out << (results_ ? "\n  ]" : "]");
+  if (!footnotes.empty()) out << ",\n  \"notes\": " << indented(Json(footnotes), 1);
+  out << "\n}\n";
+}
+
+CsvWriter::CsvWriter(std::vector<std::string> columns) : columns_(std::move(columns)) {}
+
+void CsvWriter::header(std::ostream& out) const { write_csv_header(columns_, out); }
+
+void CsvWriter::add(const Record& record, std::ostream& out) const {
+  for (const auto& [key, cell] : record.cells)
+    if (in_data(cell) && std::find(columns_.begin(), columns_.end(), key) == columns_.end())
+      throw std::invalid_argument(key);
+  out << csv_row(record, columns_);
+}
+
+CsvSpool::CsvSpool(const std::string& directory) : directory_(directory) {
+  // An anonymous file: made with a unique name (mkstemp), then unlinked, so
+  // that nothing is left behind however dpbudget ends.
+  std::string path = directory_ + "/dpbudget-csv-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) fail(errno);
+  ::unlink(path.c_str());
+  file_ = ::fdopen(fd, "w+b");
+  if (!file_) {
+    const int reason = errno;
+    ::close(fd);
+    fail(reason);
   }
 }
 
@@ -417,41 +507,57 @@ CsvSpool::~CsvSpool() {
   if (file_) std::fclose(file_);
 }
 
+void CsvSpool::fail(int reason) const {
+  throw SpoolError("a temporary file in '" + directory_ + "'", reason);
+}
+
 void CsvSpool::add(const Record& record) {
   // Row: its number of cells, then per cell the column's index and its text.
   const TextStyle exact = csv_style();
+  auto put = [this](const void* data, std::size_t size) {
+    errno = 0;
+    if (size && std::fwrite(data, 1, size, file_) != size) fail(errno);
+  };
+  auto put_u32 = [&](std::uint32_t v) { put(&v, sizeof v); };
   std::uint32_t n = 0;
   for (const auto& [key, cell] : record.cells) n += in_data(cell);
-  write_u32(file_, n);
+  put_u32(n);
   for (const auto& [key, cell] : record.cells) {
     if (!in_data(cell)) continue;
     auto it = std::find(columns_.begin(), columns_.end(), key);
-    if (it == columns_.end()) {
-      if (fixed_) throw std::invalid_argument(key);
-      it = columns_.insert(columns_.end(), key);
-    }
+    if (it == columns_.end()) it = columns_.insert(columns_.end(), key);
     const std::string text = csv_field(to_text(cell, exact));
-    write_u32(file_, static_cast<std::uint32_t>(it - columns_.begin()));
-    write_u32(file_, static_cast<std::uint32_t>(text.size()));
-    if (!text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size())
-      throw std::runtime_error("CSV spool: write failed");
+    put_u32(static_cast<std::uint32_t>(it - columns_.begin()));
+    put_u32(static_cast<std::uint32_t>(text.size()));
+    put(text.data(), text.size());
   }
   ++rows_;
 }
 
-void CsvSpool::finish(std::ostream& out, bool header) {
-  if (header) write_csv_header(columns_, out);
+void CsvSpool::finish(std::ostream& out) {
+  // A write the buffer held fails here at the latest (a full disk).
+  errno = 0;
+  if (std::fflush(file_) != 0) fail(errno);
   std::rewind(file_);
+  auto get = [this](void* data, std::size_t size) {
+    errno = 0;
+    if (size && std::fread(data, 1, size, file_) != size) fail(errno);
+  };
+  auto get_u32 = [&] {
+    std::uint32_t v = 0;
+    get(&v, sizeof v);
+    return v;
+  };
+  write_csv_header(columns_, out);
   std::vector<std::string> fields(columns_.size());
   for (std::size_t r = 0; r < rows_ && out; ++r) {  // a failed write stops
     for (auto& f : fields) f.clear();
-    const std::uint32_t n = read_u32(file_);
+    const std::uint32_t n = get_u32();
     for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint32_t c = read_u32(file_), len = read_u32(file_);
+      const std::uint32_t c = get_u32(), len = get_u32();
       std::string& f = fields.at(c);
       f.resize(len);
-      if (len && std::fread(f.data(), 1, len, file_) != len)
-        throw std::runtime_error("CSV spool: read failed");
+      get(f.data(), len);
     }
     for (std::size_t c = 0; c < fields.size(); ++c) out << (c ? "," : "") << fields[c];
     out << '\n';
@@ -461,27 +567,25 @@ void CsvSpool::finish(std::ostream& out, bool header) {
 void render(const Report& report, Format format, std::ostream& out, const TextStyle& style) {
   switch (format) {
     case Format::text:
-      render_text(report, out, style);
+    case Format::markdown: {
+      TableWriter table(format, report.inputs, style);
+      for (const auto& r : report.results) table.add(r, out);
+      table.finish(report.footnotes, out);
       return;
-    case Format::csv:
-      render_csv(report, out);
+    }
+    case Format::csv: {
+      const CsvWriter csv(columns_of(report.results, in_data));
+      csv.header(out);
+      for (const auto& r : report.results) out << csv_row(r, csv.columns());
       return;
-    case Format::markdown:
-      render_markdown(report, out, style);
-      return;
+    }
     case Format::jsonl:
       for (const auto& r : report.results) render_json_line(r, out);
       return;
     case Format::json: {
-      Json doc = Json::object();
-      doc["version"] = kVersion;
-      doc["command"] = report.command;
-      doc["inputs"] = to_json(report.inputs);
-      Json results = Json::array();
-      for (const auto& r : report.results) results.push_back(to_json(r));
-      doc["results"] = std::move(results);
-      if (!report.footnotes.empty()) doc["notes"] = report.footnotes;
-      out << doc.dump(2) << '\n';
+      JsonWriter json(report.command, report.inputs);
+      for (const auto& r : report.results) json.add(r, out);
+      json.finish(report.footnotes, out);
       return;
     }
   }

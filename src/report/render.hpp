@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,26 +50,91 @@ void render(const Report& report, Format format, std::ostream& out, const TextSt
 /// One result as a single JSON line (for streaming JSON Lines).
 void render_json_line(const Record& record, std::ostream& out);
 
+/// Text or Markdown tables of results that arrive one at a time. Up to
+/// `block_rows` results are held (0: all of them); a report with no more is
+/// printed exactly as render() prints it. A longer one is printed in blocks
+/// of `block_rows` results as they come, each block laid out alone as
+/// render() lays out a table (its own header, column widths and columns
+/// moved above it), the inputs above the first; footnote markers are shared
+/// by the blocks and their notes follow the last block.
+class TableWriter {
+ public:
+  /// `format`: Format::text or Format::markdown.
+  TableWriter(Format format, Record inputs, TextStyle style, std::size_t block_rows = 0);
+  void add(Record record, std::ostream& out);
+  /// The held results, then the notes of the footnote markers and `footnotes`.
+  void finish(const std::vector<std::string>& footnotes, std::ostream& out);
+
+ private:
+  void flush(std::ostream& out);
+  Format format_;
+  Record inputs_;
+  TextStyle style_;
+  std::size_t block_rows_;
+  std::vector<Record> held_;
+  std::vector<std::string> marked_;  ///< footnotes of marked cells, in marker order
+  std::size_t blocks_ = 0;           ///< blocks printed
+};
+
+/// The JSON document of render() written as its results arrive: the same
+/// bytes, in flat memory.
+class JsonWriter {
+ public:
+  JsonWriter(std::string command, Record inputs);
+  void add(const Record& record, std::ostream& out);
+  void finish(const std::vector<std::string>& footnotes, std::ostream& out);
+
+ private:
+  void begin(std::ostream& out);
+  std::string command_;
+  Record inputs_;
+  bool begun_ = false;
+  std::size_t results_ = 0;
+};
+
+/// CSV rows under a header known before the first row: the same bytes as
+/// render() for results whose data columns are all among `columns`.
+class CsvWriter {
+ public:
+  explicit CsvWriter(std::vector<std::string> columns);
+  void header(std::ostream& out) const;
+  /// Throws std::invalid_argument (naming the column) for a record with a
+  /// data cell outside the header.
+  void add(const Record& record, std::ostream& out) const;
+  const std::vector<std::string>& columns() const { return columns_; }
+
+ private:
+  std::vector<std::string> columns_;
+};
+
+/// A CSV spool's temporary file could not be made, written or read back;
+/// `reason` is the errno value (0: none known).
+class SpoolError : public std::runtime_error {
+ public:
+  SpoolError(const std::string& what, int error) : std::runtime_error(what), reason(error) {}
+  int reason;
+};
+
 /// CSV of results that arrive one at a time, the same as render() would
-/// print for them all, in flat memory: each row's cells are spilled to an
-/// anonymous temporary file as they come (the header, every column any row
-/// has, is known only at the end) and written by finish().
+/// print for them all, when the header (every column any row has) is known
+/// only at the end: each row's cells are spilled to an anonymous temporary
+/// file in `directory` as they come (flat memory) and written by finish().
+/// Throws SpoolError, whose what() names the directory.
 class CsvSpool {
  public:
-  /// `fixed`: the header is these columns, and add() throws
-  /// std::invalid_argument (naming the column) for a row with another.
-  explicit CsvSpool(std::optional<std::vector<std::string>> fixed = std::nullopt);
+  explicit CsvSpool(const std::string& directory);
   ~CsvSpool();
   CsvSpool(const CsvSpool&) = delete;
   CsvSpool& operator=(const CsvSpool&) = delete;
   void add(const Record& record);
-  /// The header (unless `header` is false) and every row, to `out`.
-  void finish(std::ostream& out, bool header = true);
+  /// The header and every row, to `out`.
+  void finish(std::ostream& out);
 
  private:
+  [[noreturn]] void fail(int reason) const;
+  std::string directory_;
   std::FILE* file_ = nullptr;
   std::vector<std::string> columns_;
-  bool fixed_ = false;
   std::size_t rows_ = 0;
 };
 

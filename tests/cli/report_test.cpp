@@ -192,3 +192,102 @@ TEST_CASE("pairs: a JSON array of [x, y] arrays, text (x,y) with y rounded as th
   render(r, Format::csv, csv);
   CHECK(csv.str() == "points\n\"(0,1) (0.5,0.12345678899999998) (1,inf)\"\n");
 }
+
+TEST_CASE("JSON written row by row is nlohmann's whole document, in every shape") {
+  // What nlohmann::ordered_json prints for the document built whole (the
+  // layout render() printed before it wrote rows one at a time).
+  const auto whole = [](const Report& r) {
+    nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+    const auto parsed = nlohmann::ordered_json::parse([&] {
+      std::ostringstream out;
+      render(r, Format::json, out);
+      return out.str();
+    }());
+    doc["version"] = parsed["version"];
+    doc["command"] = r.command;
+    doc["inputs"] = parsed["inputs"];
+    doc["results"] = parsed["results"];
+    if (!r.footnotes.empty()) doc["notes"] = r.footnotes;
+    return doc.dump(2) + "\n";
+  };
+  Report empty;
+  empty.command = "sweep";
+  Report nested = sample();
+  nested.results.push_back(
+      Record{}
+          .add("points", pairs({{0.0, 1.0}, {1.0, 0.0}}))
+          .add("spec", json(R"({"gaussian":{"noise_multiplier":1,"empty":{},"list":[]}})"))
+          .add("ok", boolean(true)));
+  for (const Report& r : {empty, sample(), nested}) {
+    std::ostringstream rows;
+    JsonWriter writer(r.command, r.inputs);
+    for (const auto& record : r.results) writer.add(record, rows);
+    writer.finish(r.footnotes, rows);
+    std::ostringstream rendered;
+    render(r, Format::json, rendered);
+    CHECK(rows.str() == rendered.str());
+    CHECK(rows.str() == whole(r));
+  }
+  // An empty document, spelled out.
+  std::ostringstream out;
+  JsonWriter(empty.command, empty.inputs).finish({}, out);
+  CHECK(out.str().find("\"inputs\": {},\n  \"results\": []\n}\n") != std::string::npos);
+}
+
+TEST_CASE("text and Markdown in blocks: each block the table of its rows, markers shared") {
+  Report r = sample();
+  r.results.clear();
+  for (int i = 1; i <= 5; ++i) {
+    Cell eps = number(i * 1.5, Rounding::up);
+    if (i % 2 == 0) eps = with_footnote(eps, "an even row");
+    r.results.push_back(
+        Record{}.add("accountant", hoisted(text(i <= 2 ? "rdp" : "pld"))).add("epsilon", eps));
+  }
+  r.footnotes = {"note: the last line"};
+  for (const Format format : {Format::text, Format::markdown}) {
+    CAPTURE(static_cast<int>(format));
+    std::ostringstream blocks;
+    TableWriter writer(format, r.inputs, TextStyle{}, 2);
+    for (const auto& record : r.results) writer.add(record, blocks);
+    writer.finish(r.footnotes, blocks);
+    // Expected: each block rendered alone (inputs only above the first),
+    // a blank line between blocks, then the markers' notes and footnotes.
+    std::string expected;
+    for (std::size_t first = 0; first < 5; first += 2) {
+      Report part;
+      if (first == 0) part.inputs = r.inputs;
+      part.results.assign(
+          r.results.begin() + static_cast<std::ptrdiff_t>(first),
+          r.results.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(first + 2, 5)));
+      std::ostringstream one;
+      render(part, format, one);
+      std::string table = one.str();
+      // Its note, with the marker every block shares, goes after the last block.
+      const std::string note = format == Format::text ? "* an even row\n" : "\n- \\* an even row\n";
+      if (const auto at = table.rfind(note); at != std::string::npos) table.erase(at);
+      expected += (first ? "\n" : "") + table;
+    }
+    expected += format == Format::text ? "* an even row\nnote: the last line\n"
+                                       : "\n- \\* an even row\n- note: the last line\n";
+    CHECK(blocks.str() == expected);
+  }
+  // The first block holds the inputs and the column all its rows share.
+  std::ostringstream text;
+  TableWriter writer(Format::text, r.inputs, TextStyle{}, 2);
+  for (const auto& record : r.results) writer.add(record, text);
+  CHECK(text.str().rfind("sampling_rate  0.01\nsteps          10\naccountant     rdp\n\nepsilon\n",
+                         0) == 0);
+}
+
+TEST_CASE("CSV with a known header: a row with another column is refused, never misplaced") {
+  const CsvWriter csv({"accountant", "epsilon", "order"});
+  std::ostringstream out;
+  csv.header(out);
+  for (const auto& record : sample().results) csv.add(record, out);
+  std::ostringstream rendered;
+  render(sample(), Format::csv, rendered);
+  CHECK(out.str() == rendered.str());
+  CHECK_THROWS_AS(csv.add(Record{}.add("mu", number(1)), out), std::invalid_argument);
+  // A compact text cell is not data: no column needed.
+  CHECK_NOTHROW(csv.add(Record{}.add("details", visible(text("x"), Show::compact)), out));
+}

@@ -2,6 +2,7 @@
 // has its own exit status and one line on stderr, through the built binary.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -90,21 +91,27 @@ TEST_CASE("a failed write to an -o file exits 5 naming the file") {
 }
 
 TEST_CASE("a streamed sweep stops at its first failed write, and | head still ends it") {
-  // 10^6 rows take tens of seconds to compute; both runs must end long before.
+  // 10^6 rows take tens of seconds to compute; both runs must end long before,
+  // in every format (each writes its rows as they are computed).
   constexpr double kPromptSeconds = 10;
   const std::string big = "sweep --sigma 0.5:10.49:0.01 --steps 1:1000 -q 0.01 --delta 1e-5";
-  const auto t0 = std::chrono::steady_clock::now();
-  check_write_failed(run_to_dev_full(big + " --format jsonl"),
-                     "standard output: No space left on device");
-  const auto t1 = std::chrono::steady_clock::now();
-  CHECK(std::chrono::duration<double>(t1 - t0).count() < kPromptSeconds);
-  // SIGPIPE at its default: the sweep ends when head has its line.
-  const auto head =
-      run_shell(shell_quote(DPBUDGET_BINARY) + " " + big + " --format jsonl 2>/dev/null | head -1");
-  const auto t2 = std::chrono::steady_clock::now();
-  CHECK(head.status == 0);
-  CHECK(head.out.rfind("{\"", 0) == 0);
-  CHECK(std::chrono::duration<double>(t2 - t1).count() < kPromptSeconds);
+  for (const std::string format : {"jsonl", "csv", "json", "text", "markdown"}) {
+    INFO(format);
+    const auto t0 = std::chrono::steady_clock::now();
+    check_write_failed(run_to_dev_full(big + " --format " + format),
+                       "standard output: No space left on device");
+    const auto t1 = std::chrono::steady_clock::now();
+    CHECK(std::chrono::duration<double>(t1 - t0).count() < kPromptSeconds);
+    // SIGPIPE at its default: the sweep ends when head has its lines.
+    const auto head = run_shell(shell_quote(DPBUDGET_BINARY) + " " + big + " --format " + format +
+                                " 2>/dev/null | head -2");
+    const auto t2 = std::chrono::steady_clock::now();
+    CHECK(head.status == 0);
+    CHECK(std::count(head.out.begin(), head.out.end(), '\n') == 2);
+    if (format == "jsonl") CHECK(head.out.rfind("{\"", 0) == 0);
+    if (format == "csv") CHECK(head.out.rfind("sampling_rate,noise_multiplier,steps,", 0) == 0);
+    CHECK(std::chrono::duration<double>(t2 - t1).count() < kPromptSeconds);
+  }
 }
 
 TEST_CASE("an --input with no configuration exits 6 with one line") {
