@@ -20,7 +20,8 @@ namespace {
 using Mp = boost::multiprecision::cpp_bin_float_50;
 
 /// Relative distance allowed above the exact value: the library's rounding
-/// bounds move a root ε by ~1e-14 relative (tests/accounting/outward_rounding_test.cpp).
+/// bounds move a root ε by ~1e-14 relative
+/// (tests/accounting/properties/closed_form_rounding_test.cpp).
 constexpr double kClose = 1e-12;
 
 /// The value of a CSV column in the first data row, as printed.

@@ -207,7 +207,7 @@ TEST_CASE("outward rounding: basic and advanced composition") {
         const double delta = 1e-9;
         // Basic composition: products of the inputs, to nearest (within half
         // an ulp of the exact product; see compose_basic), the printed decimal
-        // at or above the double (report::directed, tests/cli/report_test.cpp).
+        // at or above the double (report::directed, tests/cli/report_render_test.cpp).
         const auto basic = dpb::compose_basic(eps, delta, k);
         CHECK(abs(Mp(basic.epsilon) - Mp(k) * Mp(eps)) <= Mp(0x1p-53) * Mp(k) * Mp(eps));
         CHECK(abs(Mp(basic.delta) - Mp(k) * Mp(delta)) <= Mp(0x1p-53) * Mp(k) * Mp(delta));

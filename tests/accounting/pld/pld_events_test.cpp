@@ -17,6 +17,7 @@
 #include "accounting/events/events.hpp"
 #include "accounting/pld/pld.hpp"
 #include "accounting/pld/pld_accountant.hpp"
+#include "support/analytic_gaussian.hpp"
 
 namespace {
 
@@ -74,14 +75,6 @@ void check_contains_epsilon(const Guarantee& g, double truth, double rel = 1e-9)
 
 EventPtr poisson_gaussian(double q, double sigma) {
   return make_poisson_sampled(q, make_gaussian(sigma));
-}
-
-double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
-
-/// Analytic Gaussian profile (Balle & Wang 2018), docs/mechanisms.md#gaussian-profile.
-double gaussian_delta(double sigma, double eps) {
-  return normal_cdf(1 / (2 * sigma) - eps * sigma) -
-         std::exp(eps) * normal_cdf(-1 / (2 * sigma) - eps * sigma);
 }
 
 }  // namespace
@@ -275,7 +268,7 @@ TEST_CASE("pld replace_one: unsampled gaussian at sigma/2 (the analytic Gaussian
   const double sigma = 2.0;
   for (double eps : {0.2, 1.0}) {
     const auto g = delta_of(make_gaussian(sigma), eps, Neighbouring::replace_one);
-    check_contains_delta(g, gaussian_delta(sigma / 2, eps), 1e-9);
+    check_contains_delta(g, dpb::test::analytic_gaussian_delta(sigma / 2, eps), 1e-9);
     CHECK(g.neighbouring == Neighbouring::replace_one);
   }
   // Laplace b/2: ε ≤ 2/b, attained.
