@@ -1,8 +1,10 @@
 #pragma once
 // The exact privacy profile of one Gaussian release, the "analytic Gaussian"
-// (Balle & Wang 2018, Theorem 8; docs/mechanisms.md#gaussian-profile), written
-// here directly from the theorem, independently of the library's
-// implementation, for the tests to compare with.
+// (Balle & Wang 2018, Theorem 8; docs/mechanisms.md#gaussian-profile), and its
+// trade-off curve (docs/risk.md#gdp-tpr), written here directly from the
+// theorems, independently of the library's implementation, for the tests to
+// compare with.
+#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <numbers>
 
@@ -19,6 +21,14 @@ inline double std_normal_cdf(double x) { return 0.5 * std::erfc(-x / std::number
 inline double analytic_gaussian_delta(double sigma, double epsilon) {
   return std_normal_cdf(1 / (2 * sigma) - epsilon * sigma) -
          std::exp(epsilon) * std_normal_cdf(-1 / (2 * sigma) - epsilon * sigma);
+}
+
+/// The largest true-positive rate at false-positive rate x of any attack on
+/// μ-GDP (one Gaussian release at σ = 1/μ): Φ(Φ⁻¹(x) + μ), the trade-off
+/// curve G_μ (Dong, Roth & Su 2022), from Boost's normal distribution.
+inline double gaussian_tpr(double mu, double x) {
+  const boost::math::normal n;
+  return boost::math::cdf(n, boost::math::quantile(n, x) + mu);
 }
 
 }  // namespace dpb::test
