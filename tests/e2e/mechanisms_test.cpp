@@ -18,6 +18,7 @@
 using dpb::test::check_refused;
 using dpb::test::close_rel;
 using dpb::test::json_of;
+using dpb::test::kExitNoSolution;
 using dpb::test::read_reference_csv;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
@@ -92,13 +93,13 @@ TEST_CASE("compose --method all: one row per method, advanced states delta'") {
 TEST_CASE("compose: advanced refuses when target delta <= k*delta (exit 3), all skips it") {
   check_refused({"compose", "--method", "advanced", "--epsilon", "0.1", "--delta", "1e-7",
                  "--count", "100", "--target-delta", "1e-5"},
-                {"k*delta"}, 3);
+                {"k*delta"}, kExitNoSolution);
   check_refused({"compose", "--method", "basic", "--epsilon", "1", "--delta", "0.001", "--count",
                  "30", "--target-delta", "0.01"},
-                {"k*delta"}, 3);
+                {"k*delta"}, kExitNoSolution);
   check_refused(
       {"compose", "--epsilon", "1", "--delta", "0.001", "--count", "30", "--target-delta", "0.01"},
-      {"no method meets the target"}, 3);
+      {"no method meets the target"}, kExitNoSolution);
   const auto r = run_dpbudget({"compose", "--epsilon", "0.1", "--delta", "1e-7", "--count", "100",
                                "--target-delta", "1e-5", "--format", "json"});
   REQUIRE(r.status == 0);

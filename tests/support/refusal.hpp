@@ -11,8 +11,9 @@
 
 namespace dpb::test {
 
-/// README, "Exit status": 2 is bad input.
+/// README, "Exit status": 2 is bad input, 3 no solution.
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitNoSolution = 3;
 
 template <class Result>
 void check_refused(const Result& r, const std::vector<std::string>& names,
