@@ -14,16 +14,12 @@
 using dpb::test::check_refused;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
+using dpb::test::with;
 using Json = nlohmann::json;
 
 namespace {
 
 const std::vector<std::string> kRun = {"-q", "0.01", "--sigma", "1", "--steps", "100"};
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 /// The accountant of each result row, in order.
 std::vector<std::string> accountants_of(const Json& j) {

@@ -18,14 +18,10 @@ using dpb::test::check_refused;
 using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
+using dpb::test::with;
 using Json = nlohmann::json;
 
 namespace {
-
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
 
 /// The text output below its inputs block: the table of rows and the notes.
 std::string rows_of_text(const std::string& out) {

@@ -20,16 +20,12 @@ using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::Run;
 using dpb::test::run_dpbudget;
+using dpb::test::with;
 using nlohmann::json;
 
 namespace {
 
 const std::vector<std::string> kDpSgd = {"-q", "0.01", "--sigma", "1.1", "--steps", "10000"};
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = "/tmp/dpbudget_claims_" + std::to_string(::getpid()) + "_" + name;
@@ -138,8 +134,9 @@ TEST_CASE("pld: an exponential mechanism's interval is named the accuracy, not a
 }
 
 TEST_CASE("balls-in-bins with k = 2 and shuffle: no lower end above the truth") {
-  // Monte Carlo puts this run's true epsilon near 1.93 (tests/accounting/claims_test.cpp);
-  // pld printed [2.06282, 2.06534] as its interval.
+  // Monte Carlo puts this run's true epsilon near 1.93
+  // (tests/accounting/properties/answer_claims_test.cpp); pld printed [2.06282, 2.06534] as its
+  // interval.
   const Run r =
       run_dpbudget({"epsilon", "--sampling", "balls-in-bins", "--participations", "2", "--sigma",
                     "1", "--dataset-size", "5", "--batch-size", "1", "--epochs", "1", "--delta",

@@ -11,6 +11,7 @@
 #include "run.hpp"
 
 using dpb::test::run_dpbudget_args;
+using dpb::test::with;
 using Json = nlohmann::json;
 
 namespace {
@@ -18,11 +19,6 @@ namespace {
 const std::vector<std::string> kAbadi = {"epsilon", "--accountant", "all", "-q",
                                          "0.01",    "--sigma",      "4",   "--steps",
                                          "10000",   "--delta",      "1e-5"};
-
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
 
 std::size_t widest_line(const std::string& text) {
   std::istringstream in(text);

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "../accounting/reference.hpp"
 #include "run_json.hpp"
+#include "support/reference.hpp"
 
 using dpb::test::json_of;
 using dpb::test::read_reference_csv;

@@ -14,25 +14,17 @@
 #include "run_json.hpp"
 
 using dpb::test::check_refused;
+using dpb::test::epsilon_of;
 using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
+using dpb::test::str;
 using Json = nlohmann::json;
 
 namespace {
 
-std::string str(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 /// ε of `epsilon -q 0.01 --sigma sigma --steps 1000 --delta 1e-5` (rdp).
-double epsilon_at(double sigma) {
-  const auto j = json_of(run_dpbudget({"epsilon", "-q", "0.01", "--sigma", str(sigma), "--steps",
-                                       "1000", "--delta", "1e-5", "--format", "json"}));
-  return j.at("results").at(0).at("epsilon").get<double>();
-}
+double epsilon_at(double sigma) { return epsilon_of("0.01", str(sigma), "1000", "1e-5"); }
 
 // The line: an epsilon and no noise multiplier. It used to solve for
 // σ silently (45.24 at these settings) and pass its "budget".

@@ -18,6 +18,7 @@
 using dpb::test::check_refused;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
+using dpb::test::with;
 using Json = nlohmann::json;
 
 namespace {
@@ -44,11 +45,6 @@ const std::vector<std::string> kTutorial = {"epsilon",
                                             "1.1:10.9:0.1,12:63",
                                             "--format",
                                             "json"};
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 // The tutorial's README prints epsilon with 2 decimals ("3.01"): ours, rounded
 // the same way, must print the same digits.

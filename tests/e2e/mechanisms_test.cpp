@@ -10,11 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "../accounting/reference.hpp"
+#include "refused.hpp"
 #include "run_json.hpp"
+#include "support/close.hpp"
+#include "support/reference.hpp"
 
+using dpb::test::check_refused;
 using dpb::test::close_rel;
 using dpb::test::json_of;
+using dpb::test::kExitNoSolution;
 using dpb::test::read_reference_csv;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
@@ -23,19 +27,6 @@ namespace {
 
 double num(const Json& j) { return j.get<double>(); }
 double num(const std::string& s) { return std::stod(s); }
-
-void check_rejected(std::initializer_list<std::string> args, const std::string& flag,
-                    int status = 2) {
-  const auto r = run_dpbudget(args);
-  std::string joined;
-  for (const auto& a : args) joined += a + " ";
-  INFO("args: ", joined, " stderr: ", r.err);
-  CHECK(r.status == status);
-  CHECK(r.out.empty());
-  CHECK(r.err.rfind("dpbudget: error: ", 0) == 0);
-  CHECK(r.err.find('\n') == r.err.size() - 1);  // exactly one line
-  CHECK(r.err.find(flag) != std::string::npos);
-}
 
 }  // namespace
 
@@ -100,15 +91,15 @@ TEST_CASE("compose --method all: one row per method, advanced states delta'") {
 }
 
 TEST_CASE("compose: advanced refuses when target delta <= k*delta (exit 3), all skips it") {
-  check_rejected({"compose", "--method", "advanced", "--epsilon", "0.1", "--delta", "1e-7",
-                  "--count", "100", "--target-delta", "1e-5"},
-                 "k*delta", 3);
-  check_rejected({"compose", "--method", "basic", "--epsilon", "1", "--delta", "0.001", "--count",
-                  "30", "--target-delta", "0.01"},
-                 "k*delta", 3);
-  check_rejected(
+  check_refused({"compose", "--method", "advanced", "--epsilon", "0.1", "--delta", "1e-7",
+                 "--count", "100", "--target-delta", "1e-5"},
+                {"k*delta"}, kExitNoSolution);
+  check_refused({"compose", "--method", "basic", "--epsilon", "1", "--delta", "0.001", "--count",
+                 "30", "--target-delta", "0.01"},
+                {"k*delta"}, kExitNoSolution);
+  check_refused(
       {"compose", "--epsilon", "1", "--delta", "0.001", "--count", "30", "--target-delta", "0.01"},
-      "no method meets the target", 3);
+      {"no method meets the target"}, kExitNoSolution);
   const auto r = run_dpbudget({"compose", "--epsilon", "0.1", "--delta", "1e-7", "--count", "100",
                                "--target-delta", "1e-5", "--format", "json"});
   REQUIRE(r.status == 0);
@@ -185,8 +176,8 @@ TEST_CASE("gaussian: the calibration checks in gaussian.csv's comments") {
 }
 
 TEST_CASE("gaussian: classic refuses epsilon >= 1, --method all skips that row with a warning") {
-  check_rejected({"gaussian", "--epsilon", "2", "--delta", "1e-5", "--method", "classic"},
-                 "--epsilon");
+  check_refused({"gaussian", "--epsilon", "2", "--delta", "1e-5", "--method", "classic"},
+                {"--epsilon"});
   const auto r = run_dpbudget(
       {"gaussian", "--epsilon", "0.5,2", "--delta", "1e-5", "--method", "all", "--format", "json"});
   REQUIRE(r.status == 0);
@@ -332,100 +323,101 @@ TEST_CASE("every mechanism verb has --help with an example") {
 }
 
 TEST_CASE("compose: bad input names the flag and its range") {
-  check_rejected(
+  check_refused(
       {"compose", "--epsilon", "-1", "--delta", "0", "--count", "3", "--target-delta", "1e-5"},
-      "--epsilon: must be a finite number >= 0");
-  check_rejected(
+      {"--epsilon: must be a finite number >= 0"});
+  check_refused(
       {"compose", "--epsilon", "1", "--delta", "1", "--count", "3", "--target-delta", "1e-5"},
-      "--delta: must be a number in [0, 1)");
-  check_rejected(
+      {"--delta: must be a number in [0, 1)"});
+  check_refused(
       {"compose", "--epsilon", "1", "--delta", "0", "--count", "0", "--target-delta", "1e-5"},
-      "--count: must be an integer in [1, 1000000000]");
-  check_rejected(
+      {"--count: must be an integer in [1, 1000000000]"});
+  check_refused(
       {"compose", "--epsilon", "1", "--delta", "0", "--count", "1e10", "--target-delta", "1e-5"},
-      "--count");
-  check_rejected({"compose", "--epsilon", "1", "--delta", "0", "--count", "3"}, "--target-delta");
-  check_rejected({"compose", "--epsilon", "1", "--delta", "0", "--count", "3", "--target-delta",
-                  "0.1", "--target-epsilon", "3"},
-                 "--target-epsilon");
-  check_rejected(
+      {"--count"});
+  check_refused({"compose", "--epsilon", "1", "--delta", "0", "--count", "3"}, {"--target-delta"});
+  check_refused({"compose", "--epsilon", "1", "--delta", "0", "--count", "3", "--target-delta",
+                 "0.1", "--target-epsilon", "3"},
+                {"--target-epsilon"});
+  check_refused(
       {"compose", "--epsilon", "1", "--delta", "0", "--count", "3", "--target-delta", "1.5"},
-      "--target-delta");
-  check_rejected(
+      {"--target-delta"});
+  check_refused(
       {"compose", "--epsilon", "1", "--delta", "0", "--count", "3", "--target-epsilon", "-1"},
-      "--target-epsilon");
-  check_rejected({"compose", "--epsilon", "1", "--delta", "0", "--count", "3", "--target-delta",
-                  "0.1", "--method", "best"},
-                 "--method");
-  check_rejected(
+      {"--target-epsilon"});
+  check_refused({"compose", "--epsilon", "1", "--delta", "0", "--count", "3", "--target-delta",
+                 "0.1", "--method", "best"},
+                {"--method"});
+  check_refused(
       {"compose", "--epsilon", "1,2", "--delta", "0", "--count", "3", "--target-delta", "0.1"},
-      "--epsilon");
-  check_rejected({"compose", "--delta", "0", "--count", "3", "--target-delta", "0.1"}, "--epsilon");
+      {"--epsilon"});
+  check_refused({"compose", "--delta", "0", "--count", "3", "--target-delta", "0.1"},
+                {"--epsilon"});
 }
 
 TEST_CASE("amplify: bad input") {
-  check_rejected({"amplify", "--epsilon", "1", "--delta", "0", "-q", "1.2"},
-                 "-q (--sampling-rate): must be a number in [0, 1]");
-  check_rejected({"amplify", "--epsilon", "nan", "--delta", "0", "-q", "0.1"}, "--epsilon");
-  check_rejected({"amplify", "--epsilon", "1", "--delta", "2", "-q", "0.1"}, "--delta");
-  check_rejected({"amplify", "--epsilon", "1", "--delta", "0"}, "--sampling-rate");
-  check_rejected(
+  check_refused({"amplify", "--epsilon", "1", "--delta", "0", "-q", "1.2"},
+                {"-q (--sampling-rate): must be a number in [0, 1]"});
+  check_refused({"amplify", "--epsilon", "nan", "--delta", "0", "-q", "0.1"}, {"--epsilon"});
+  check_refused({"amplify", "--epsilon", "1", "--delta", "2", "-q", "0.1"}, {"--delta"});
+  check_refused({"amplify", "--epsilon", "1", "--delta", "0"}, {"--sampling-rate"});
+  check_refused(
       {"amplify", "--epsilon", "1", "--delta", "0", "--dataset-size", "10", "--batch-size", "20"},
-      "--batch-size");
-  check_rejected({"amplify", "--epsilon", "1", "--delta", "0", "--batch-size", "20"},
-                 "--batch-size");
-  check_rejected(
+      {"--batch-size"});
+  check_refused({"amplify", "--epsilon", "1", "--delta", "0", "--batch-size", "20"},
+                {"--batch-size"});
+  check_refused(
       {"amplify", "--epsilon", "1", "--delta", "0", "--dataset-size", "0", "--batch-size", "1"},
-      "--dataset-size");
-  check_rejected({"amplify", "--epsilon", "1", "--delta", "0", "-q", "0.1", "--batch-size", "3"},
-                 "--batch-size");
-  check_rejected({"amplify", "--epsilon", "1", "--delta", "0", "-q", "0.1", "--sampling", "x"},
-                 "--sampling");
+      {"--dataset-size"});
+  check_refused({"amplify", "--epsilon", "1", "--delta", "0", "-q", "0.1", "--batch-size", "3"},
+                {"--batch-size"});
+  check_refused({"amplify", "--epsilon", "1", "--delta", "0", "-q", "0.1", "--sampling", "x"},
+                {"--sampling"});
 }
 
 TEST_CASE("gaussian and laplace: bad input") {
-  check_rejected({"gaussian", "--epsilon", "1", "--delta", "0"},
-                 "--delta: must be a number in (0, 1)");
-  check_rejected({"gaussian", "--epsilon", "-1", "--delta", "1e-5"}, "--epsilon");
-  check_rejected({"gaussian", "--delta", "1e-5"}, "--epsilon");
-  check_rejected({"gaussian", "--epsilon", "1"}, "--delta");
-  check_rejected({"gaussian", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "0"},
-                 "--sensitivity: must be a finite number > 0");
-  check_rejected({"gaussian", "--epsilon", "1", "--delta", "1e-5", "--method", "exact"},
-                 "--method");
-  check_rejected({"gaussian", "--epsilon", "0", "--delta", "1e-5", "--method", "classic"},
-                 "--epsilon");
-  check_rejected({"laplace", "--epsilon", "0"}, "--epsilon: must be a finite number > 0");
-  check_rejected({"laplace"}, "--epsilon");
-  check_rejected({"laplace", "--epsilon", "1", "--sensitivity", "inf"}, "--sensitivity");
-  check_rejected({"laplace", "--epsilon", "1", "--format", "xml"}, "--format");
+  check_refused({"gaussian", "--epsilon", "1", "--delta", "0"},
+                {"--delta: must be a number in (0, 1)"});
+  check_refused({"gaussian", "--epsilon", "-1", "--delta", "1e-5"}, {"--epsilon"});
+  check_refused({"gaussian", "--delta", "1e-5"}, {"--epsilon"});
+  check_refused({"gaussian", "--epsilon", "1"}, {"--delta"});
+  check_refused({"gaussian", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "0"},
+                {"--sensitivity: must be a finite number > 0"});
+  check_refused({"gaussian", "--epsilon", "1", "--delta", "1e-5", "--method", "exact"},
+                {"--method"});
+  check_refused({"gaussian", "--epsilon", "0", "--delta", "1e-5", "--method", "classic"},
+                {"--epsilon"});
+  check_refused({"laplace", "--epsilon", "0"}, {"--epsilon: must be a finite number > 0"});
+  check_refused({"laplace"}, {"--epsilon"});
+  check_refused({"laplace", "--epsilon", "1", "--sensitivity", "inf"}, {"--sensitivity"});
+  check_refused({"laplace", "--epsilon", "1", "--format", "xml"}, {"--format"});
 }
 
 TEST_CASE("gdp and tradeoff: bad input") {
-  check_rejected({"gdp", "--mu", "-1", "--delta", "1e-5"}, "--mu: must be a finite number >= 0");
-  check_rejected({"gdp", "--mu", "1"}, "--delta");
-  check_rejected({"gdp", "--mu", "1", "--delta", "1e-5", "--epsilon", "1"}, "--epsilon");
-  check_rejected({"gdp", "--mu", "1", "--delta", "0"}, "--delta: must be a number in (0, 1)");
-  check_rejected({"gdp", "--mu", "1", "--delta", "1e-5", "--group", "0"},
-                 "--group: must be an integer >= 1");
-  check_rejected({"gdp", "--mu", "1", "--delta", "1e-5", "-q", "0.1"}, "--mu");
-  check_rejected({"gdp", "--delta", "1e-5"}, "--mu");
-  check_rejected({"gdp", "--mu", "1", "--delta", "1e-5", "--sampling", "without-replacement"},
-                 "--sampling");
+  check_refused({"gdp", "--mu", "-1", "--delta", "1e-5"}, {"--mu: must be a finite number >= 0"});
+  check_refused({"gdp", "--mu", "1"}, {"--delta"});
+  check_refused({"gdp", "--mu", "1", "--delta", "1e-5", "--epsilon", "1"}, {"--epsilon"});
+  check_refused({"gdp", "--mu", "1", "--delta", "0"}, {"--delta: must be a number in (0, 1)"});
+  check_refused({"gdp", "--mu", "1", "--delta", "1e-5", "--group", "0"},
+                {"--group: must be an integer >= 1"});
+  check_refused({"gdp", "--mu", "1", "--delta", "1e-5", "-q", "0.1"}, {"--mu"});
+  check_refused({"gdp", "--delta", "1e-5"}, {"--mu"});
+  check_refused({"gdp", "--mu", "1", "--delta", "1e-5", "--sampling", "without-replacement"},
+                {"--sampling"});
   // Every run parameter (the table), not only the six DP-SGD flags, is refused beside --mu.
-  check_rejected({"gdp", "--mu", "1", "--delta", "1e-5", "--group-noise-multipliers", "1,2"},
-                 "--group-noise-multipliers: not with --mu");
-  check_rejected({"gdp", "-q", "0.1", "--sigma", "1", "--delta", "1e-5"}, "--steps");
-  check_rejected({"gdp", "-q", "2", "--sigma", "1", "--steps", "10", "--delta", "1e-5"},
-                 "--sampling-rate");
-  check_rejected({"tradeoff", "--mu", "1", "--points", "1"},
-                 "--points: must be an integer in [2, 1000000]");
-  check_rejected({"tradeoff", "--mu", "1", "--points", "2000000"}, "--points");
-  check_rejected({"tradeoff"}, "--mu");
-  check_rejected({"tradeoff", "--epsilon", "1"}, "--delta");
-  check_rejected({"tradeoff", "--mu", "1", "--delta", "0.1"}, "--delta");
-  check_rejected({"tradeoff", "--mu", "1", "--epsilon", "1", "--delta", "0"}, "--epsilon");
-  check_rejected({"tradeoff", "--mu", "1,2"}, "--mu");
-  check_rejected({"tradeoff", "--epsilon", "1", "--delta", "1"},
-                 "--delta: must be a number in [0, 1)");
+  check_refused({"gdp", "--mu", "1", "--delta", "1e-5", "--group-noise-multipliers", "1,2"},
+                {"--group-noise-multipliers: not with --mu"});
+  check_refused({"gdp", "-q", "0.1", "--sigma", "1", "--delta", "1e-5"}, {"--steps"});
+  check_refused({"gdp", "-q", "2", "--sigma", "1", "--steps", "10", "--delta", "1e-5"},
+                {"--sampling-rate"});
+  check_refused({"tradeoff", "--mu", "1", "--points", "1"},
+                {"--points: must be an integer in [2, 1000000]"});
+  check_refused({"tradeoff", "--mu", "1", "--points", "2000000"}, {"--points"});
+  check_refused({"tradeoff"}, {"--mu"});
+  check_refused({"tradeoff", "--epsilon", "1"}, {"--delta"});
+  check_refused({"tradeoff", "--mu", "1", "--delta", "0.1"}, {"--delta"});
+  check_refused({"tradeoff", "--mu", "1", "--epsilon", "1", "--delta", "0"}, {"--epsilon"});
+  check_refused({"tradeoff", "--mu", "1,2"}, {"--mu"});
+  check_refused({"tradeoff", "--epsilon", "1", "--delta", "1"},
+                {"--delta: must be a number in [0, 1)"});
 }

@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "../accounting/reference.hpp"
+#include "refused.hpp"
 #include "run_json.hpp"
+#include "support/analytic_gaussian.hpp"
+#include "support/close.hpp"
 
+using dpb::test::analytic_gaussian_delta;
+using dpb::test::check_refused;
 using dpb::test::close_rel;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
@@ -20,13 +24,6 @@ using Json = nlohmann::json;
 namespace {
 
 double num(const Json& j) { return j.get<double>(); }
-
-double Phi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
-
-/// Balle & Wang 2018, Theorem 8 (sensitivity 1): the exact Gaussian profile.
-double exact_delta(double sigma, double eps) {
-  return Phi(-eps * sigma + 1 / (2 * sigma)) - std::exp(eps) * Phi(-eps * sigma - 1 / (2 * sigma));
-}
 
 /// The exact profile's root, reported with `eps`, must be this tight: shrinking
 /// ε by this much breaks δ (the root finder stops within a few ulps).
@@ -42,16 +39,6 @@ Json first_result(std::initializer_list<std::string> args) {
   return j["results"][0];
 }
 
-void check_rejected(std::initializer_list<std::string> args, const std::string& mentions) {
-  const auto r = run_dpbudget(args);
-  INFO("stderr: ", r.err);
-  CHECK(r.status == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.rfind("dpbudget: error: ", 0) == 0);
-  CHECK(r.err.find('\n') == r.err.size() - 1);
-  CHECK(r.err.find(mentions) != std::string::npos);
-}
-
 }  // namespace
 
 TEST_CASE("gaussian --sigma --epsilon: delta of the exact profile (Balle & Wang 2018)") {
@@ -63,7 +50,7 @@ TEST_CASE("gaussian --sigma --epsilon: delta of the exact profile (Balle & Wang 
       CHECK(r["method"] == "analytic");
       CHECK(r["bound"] == "upper");
       CHECK(num(r["noise_multiplier"]) == std::stod(sigma));
-      const double want = exact_delta(std::stod(sigma), std::stod(eps));
+      const double want = analytic_gaussian_delta(std::stod(sigma), std::stod(eps));
       if (want > kDirectFormFloor) CHECK(close_rel(num(r["delta"]), want, 1e-9));
     }
   // docs/mechanisms.md#gaussian-profile (its check): σ = 1, ε = 1 gives δ = 0.12693674.
@@ -79,8 +66,8 @@ TEST_CASE("gaussian --sigma --delta: epsilon, the exact profile's root, rounded 
                                    Json(delta).dump(), "--format", "json"});
       const double eps = num(r["epsilon"]);
       const double d = num(r["delta"]);
-      CHECK(exact_delta(sigma, eps) <= d * (1 + 1e-9));
-      CHECK(exact_delta(sigma, eps * (1 - kRootTightness)) > d * (1 - 1e-9));
+      CHECK(analytic_gaussian_delta(sigma, eps) <= d * (1 + 1e-9));
+      CHECK(analytic_gaussian_delta(sigma, eps * (1 - kRootTightness)) > d * (1 - 1e-9));
       // Round trip through the calibrating direction: the σ for this ε is σ,
       // never more than the root finder's slack.
       const auto back = first_result({"gaussian", "--epsilon", Json(eps).dump(), "--delta",
@@ -127,10 +114,10 @@ TEST_CASE("gaussian classic given the noise: both closed forms, refused outside 
   CHECK(close_rel(num(d["delta"]), 1.25 * std::exp(-12.5), 1e-12));
   CHECK(num(d["delta"]) >= 1.25 * std::exp(-12.5));
   // Refused where Theorem A.1 does not reach, alone; skipped with a warning under all.
-  check_rejected({"gaussian", "--sigma", "2", "--delta", "1e-5", "--method", "classic"},
-                 "--sigma: the classic bound covers only epsilon < 1");
-  check_rejected({"gaussian", "--sigma", "2", "--epsilon", "1", "--method", "classic"},
-                 "--epsilon: classic");
+  check_refused({"gaussian", "--sigma", "2", "--delta", "1e-5", "--method", "classic"},
+                {"--sigma: the classic bound covers only epsilon < 1"});
+  check_refused({"gaussian", "--sigma", "2", "--epsilon", "1", "--method", "classic"},
+                {"--epsilon: classic"});
   const auto all = run_dpbudget(
       {"gaussian", "--sigma", "2,10", "--delta", "1e-5", "--method", "all", "--format", "json"});
   REQUIRE(all.status == 0);
@@ -144,14 +131,14 @@ TEST_CASE("gaussian classic given the noise: both closed forms, refused outside 
 }
 
 TEST_CASE("gaussian given the noise: bad input names the flag") {
-  check_rejected({"gaussian", "--sigma", "2"}, "--delta is required with --sigma");
-  check_rejected({"gaussian", "--sigma", "2", "--delta", "1e-5", "--epsilon", "1"},
-                 "--epsilon: with --sigma give either --delta");
-  check_rejected({"gaussian", "--sigma", "0", "--delta", "1e-5"}, "--sigma: must be");
-  check_rejected({"gaussian", "--sigma", "inf", "--delta", "1e-5"}, "--sigma: must be");
-  check_rejected({"gaussian", "--sigma", "1", "--noise-sd", "1", "--delta", "1e-5"}, "--noise-sd");
-  check_rejected({"gaussian", "--sigma", "1", "--delta", "1"}, "--delta: must be");
-  check_rejected({"gaussian", "--sigma", "1", "--epsilon", "-1"}, "--epsilon: must be");
+  check_refused({"gaussian", "--sigma", "2"}, {"--delta is required with --sigma"});
+  check_refused({"gaussian", "--sigma", "2", "--delta", "1e-5", "--epsilon", "1"},
+                {"--epsilon: with --sigma give either --delta"});
+  check_refused({"gaussian", "--sigma", "0", "--delta", "1e-5"}, {"--sigma: must be"});
+  check_refused({"gaussian", "--sigma", "inf", "--delta", "1e-5"}, {"--sigma: must be"});
+  check_refused({"gaussian", "--sigma", "1", "--noise-sd", "1", "--delta", "1e-5"}, {"--noise-sd"});
+  check_refused({"gaussian", "--sigma", "1", "--delta", "1"}, {"--delta: must be"});
+  check_refused({"gaussian", "--sigma", "1", "--epsilon", "-1"}, {"--epsilon: must be"});
 }
 
 TEST_CASE("laplace --scale: pure epsilon = sensitivity/b, epsilon at delta, delta at epsilon") {
@@ -181,9 +168,9 @@ TEST_CASE("laplace --scale: pure epsilon = sensitivity/b, epsilon at delta, delt
   const auto t = run_dpbudget({"laplace", "--scale", "2"});
   REQUIRE(t.status == 0);
   CHECK(t.out.find("upper      0.5      0      2") != std::string::npos);
-  check_rejected({"laplace", "--scale", "0"}, "--scale: must be");
-  check_rejected({"laplace", "--scale", "1", "--delta", "1"}, "--delta: must be");
-  check_rejected({"laplace", "--scale", "1", "--delta", "0.1", "--epsilon", "1"},
-                 "--epsilon: with --scale");
-  check_rejected({"laplace", "--epsilon", "1", "--delta", "0.1"}, "--delta: needs --scale");
+  check_refused({"laplace", "--scale", "0"}, {"--scale: must be"});
+  check_refused({"laplace", "--scale", "1", "--delta", "1"}, {"--delta: must be"});
+  check_refused({"laplace", "--scale", "1", "--delta", "0.1", "--epsilon", "1"},
+                {"--epsilon: with --scale"});
+  check_refused({"laplace", "--epsilon", "1", "--delta", "0.1"}, {"--delta: needs --scale"});
 }

@@ -4,23 +4,21 @@
 // closed forms, computed here with boost::multiprecision.
 #include <doctest/doctest.h>
 
-#include <boost/math/special_functions/erf.hpp>
-#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "run.hpp"
 #include "run_json.hpp"
+#include "support/gdp_50_digits.hpp"
 
 using namespace dpb::test;
 
 namespace {
 
-using Mp = boost::multiprecision::cpp_bin_float_50;
-
 /// Relative distance allowed above the exact value: the library's rounding
-/// bounds move a root ε by ~1e-14 relative (tests/accounting/outward_rounding_test.cpp).
+/// bounds move a root ε by ~1e-14 relative
+/// (tests/accounting/properties/closed_form_rounding_test.cpp).
 constexpr double kClose = 1e-12;
 
 /// The value of a CSV column in the first data row, as printed.
@@ -61,19 +59,9 @@ void check_upper(const std::string& printed, const Mp& exact) {
   CHECK((shown - exact) / exact <= Mp(kClose));
 }
 
-Mp mp_phi(const Mp& x) { return boost::math::erfc(-x / boost::multiprecision::sqrt(Mp(2))) / 2; }
-
-/// The smallest ε with δ(ε) ≤ δ for μ-GDP (Dong, Roth & Su 2022, Cor. 2.13), bisected in 50 digits.
+/// The smallest ε with δ(ε) ≤ δ for μ-GDP, bisected in 50 digits.
 Mp mp_gdp_epsilon(const Mp& mu, const Mp& delta) {
-  auto d = [&](const Mp& e) {
-    return mp_phi(-e / mu + mu / 2) - boost::multiprecision::exp(e) * mp_phi(-e / mu - mu / 2);
-  };
-  Mp lo = 0, hi = mu * mu / 2 + 10 * mu;
-  for (int i = 0; i < 240; ++i) {
-    const Mp mid = (lo + hi) / 2;
-    (d(mid) > delta ? lo : hi) = mid;
-  }
-  return hi;
+  return mp_root([&](const Mp& e) { return mp_gdp_delta(mu, e); }, delta, mu * mu / 2 + 10 * mu);
 }
 
 }  // namespace

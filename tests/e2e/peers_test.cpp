@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "../accounting/reference.hpp"
 #include "run_json.hpp"
+#include "support/close.hpp"
+#include "support/reference.hpp"
 
 using dpb::test::json_of;
 using dpb::test::read_reference_csv;

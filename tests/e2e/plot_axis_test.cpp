@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "refused.hpp"
 #include "run.hpp"
 
+using dpb::test::check_refused;
 using dpb::test::run_dpbudget;
 using dpb::test::run_dpbudget_args;
 
@@ -115,22 +117,15 @@ TEST_CASE("plot: a log axis leaves out epsilon = 0 and says so, inf is left out 
 }
 
 TEST_CASE("plot: --log-y with --linear-y, or with nothing above 0, is a usage error") {
-  auto rejected = [](const std::vector<std::string>& args, const std::string& mentions) {
-    const auto r = run_dpbudget_args(args);
-    INFO("stderr: ", r.err);
-    CHECK(r.status == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.rfind("dpbudget: error: " + mentions, 0) == 0);
-    CHECK(r.err.find('\n') == r.err.size() - 1);
-  };
-  rejected({"plot", "-q", "0.01", "--sigma", "1", "--steps", "1:10", "--delta", "1e-5", "--log-y",
-            "--linear-y", "-o", "-"},
-           "--linear-y");
-  rejected({"plot", "-q", "1e-6", "--sigma", "10", "--steps", "1:2", "--points", "2", "--delta",
-            "1e-5", "--accountant", "rdp", "--log-y", "-o", "-"},
-           "--log-y: no finite epsilon > 0");
-  rejected({"plot", "-q", "0.5", "--sigma", "0.001", "--steps", "1:3", "--delta", "1e-5",
-            "--accountant", "pld", "-o", "-"},
-           "nothing to draw");
+  // Each message begins with what it is about, right after "dpbudget: error: ".
+  check_refused({"plot", "-q", "0.01", "--sigma", "1", "--steps", "1:10", "--delta", "1e-5",
+                 "--log-y", "--linear-y", "-o", "-"},
+                {"dpbudget: error: --linear-y"});
+  check_refused({"plot", "-q", "1e-6", "--sigma", "10", "--steps", "1:2", "--points", "2",
+                 "--delta", "1e-5", "--accountant", "rdp", "--log-y", "-o", "-"},
+                {"dpbudget: error: --log-y: no finite epsilon > 0"});
+  check_refused({"plot", "-q", "0.5", "--sigma", "0.001", "--steps", "1:3", "--delta", "1e-5",
+                 "--accountant", "pld", "-o", "-"},
+                {"dpbudget: error: nothing to draw"});
   CHECK(run_dpbudget({"plot", "--help"}).out.find("--linear-y") != std::string::npos);
 }

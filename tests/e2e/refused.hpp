@@ -1,22 +1,26 @@
 #pragma once
-// The shape of a refusal (README, "Exit status"): exit 2, nothing on stdout,
-// one stderr line `dpbudget: error: ...` naming every one of `names`.
+// Refusals of the built binary: the shape of support/refusal.hpp (exit 2
+// unless another status is named, nothing on stdout, one stderr line
+// `dpbudget: error: ...` naming every one of `names`), on a Run or on the run
+// of the given arguments.
 #include <doctest/doctest.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "run.hpp"
+#include "support/refusal.hpp"
 
 namespace dpb::test {
 
-inline void check_refused(const Run& r, const std::vector<std::string>& names) {
-  INFO("stderr: ", r.err);
-  CHECK(r.status == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.rfind("dpbudget: error: ", 0) == 0);
-  CHECK(r.err.find('\n') == r.err.size() - 1);
-  for (const auto& n : names) CHECK_MESSAGE(r.err.find(n) != std::string::npos, n);
+/// Runs dpbudget with `args` (no stdin) and checks that it refuses them.
+inline void check_refused(std::initializer_list<std::string> args,
+                          const std::vector<std::string>& names, int status = kExitBadInput) {
+  std::string joined;
+  for (const auto& a : args) joined += a + ' ';
+  INFO("args: ", joined);
+  check_refused(run_dpbudget(args), names, status);
 }
 
 }  // namespace dpb::test

@@ -13,17 +13,9 @@
 #include "refused.hpp"
 #include "run.hpp"
 #include "run_json.hpp"
+#include "support/analytic_gaussian.hpp"
 
 using namespace dpb::test;
-
-namespace {
-
-double gaussian_tpr(double mu, double x) {
-  const boost::math::normal n;
-  return boost::math::cdf(n, boost::math::quantile(n, x) + mu);
-}
-
-}  // namespace
 
 TEST_CASE("risk: one Gaussian release, every accountant, by the closed form") {
   const auto doc = json_of(run_dpbudget({"risk", "-q", "1", "--sigma", "2", "--steps", "1",

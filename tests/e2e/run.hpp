@@ -64,6 +64,13 @@ inline Run run_dpbudget(const std::vector<std::string>& args, const std::string&
   return run_dpbudget_args(args, stdin_text);
 }
 
+/// `args` followed by `more`: one command line built from shared parts.
+inline std::vector<std::string> with(std::vector<std::string> args,
+                                     const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 /// Runs `command` with /bin/sh and captures stdout (stderr is left alone).
 inline Run run_shell(const std::string& command) {
   const std::string out = "/tmp/dpbudget_e2e_sh_" + std::to_string(::getpid()) + ".out";

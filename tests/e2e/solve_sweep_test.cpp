@@ -11,27 +11,12 @@
 
 #include "run_json.hpp"
 
+using dpb::test::epsilon_of;
 using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
+using dpb::test::str;
 using Json = nlohmann::json;
-
-namespace {
-
-std::string str(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-double epsilon_of(const std::string& q, const std::string& sigma, const std::string& steps,
-                  const std::string& delta) {
-  const auto j = json_of(run_dpbudget({"epsilon", "-q", q, "--sigma", sigma, "--steps", steps,
-                                       "--delta", delta, "--format", "json"}));
-  return j["results"][0]["epsilon"].get<double>();
-}
-
-}  // namespace
 
 TEST_CASE(
     "sigma: Opacus get_noise_multiplier agreement, and the printed epsilon meets the target") {

@@ -17,6 +17,7 @@
 #include "accounting/errors.hpp"
 #include "accounting/events/events.hpp"
 #include "accounting/rdp/rdp.hpp"
+#include "support/analytic_gaussian.hpp"
 
 namespace {
 
@@ -24,11 +25,7 @@ using namespace dpb;
 
 const std::vector<double> kFprs{1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.3, 0.5, 0.9};
 
-/// Φ(Φ⁻¹(x) + μ) from Boost (an implementation independent of src/).
-double exact_gaussian_tpr(double mu, double x) {
-  const boost::math::normal n;
-  return boost::math::cdf(n, boost::math::quantile(n, x) + mu);
-}
+using dpb::test::gaussian_tpr;  // Φ(Φ⁻¹(x) + μ) from Boost, independent of src/
 
 AttackBounds bounds_of(const std::string& accountant, const EventPtr& e,
                        const std::vector<double>& fprs = kFprs) {
@@ -67,7 +64,7 @@ TEST_CASE("risk: one Gaussian release is exactly mu-GDP by gdp and inside the pl
     CHECK(gdp.bound == BoundKind::upper);
     for (const auto& b : {gdp, pld, rdp}) check_shape(b);
     for (std::size_t i = 0; i < kFprs.size(); ++i) {
-      const double exact = exact_gaussian_tpr(mu, kFprs[i]);
+      const double exact = gaussian_tpr(mu, kFprs[i]);
       INFO("sigma ", sigma, " fpr ", kFprs[i], " exact ", exact);
       CHECK(gdp.tpr[i] == doctest::Approx(exact).epsilon(1e-12));
       // Sound: never below the truth; tight: within the PLD tolerance.
@@ -169,7 +166,7 @@ TEST_CASE("risk: rdp's order-by-order bound is what each order's Bernoulli const
   for (double alpha : orders_all) curve.push_back(alpha / 2);
   const double p_all = tpr_bound_rdp(orders_all, curve, x);
   CHECK(p_all <= p);
-  CHECK(p_all >= exact_gaussian_tpr(1, x));
+  CHECK(p_all >= gaussian_tpr(1, x));
   // The extra δ of epsilon_delta events: at least δₑ more, at most 1.
   CHECK(tpr_bound_rdp(orders_all, curve, x, 1e-3) >= p_all);
   CHECK(tpr_bound_rdp(orders_all, curve, x, 1.0) == 1);

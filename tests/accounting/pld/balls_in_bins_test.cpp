@@ -16,6 +16,7 @@
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/pld/pld.hpp"
 #include "accounting/pld/random_allocation.hpp"
+#include "support/analytic_gaussian.hpp"
 
 using namespace dpb;
 
@@ -53,8 +54,7 @@ double call(double m, double s, double c) {
   const double mean = std::exp(m + s * s / 2);
   if (c <= 0) return mean - c;
   const double d2 = (m - std::log(c)) / s;
-  auto phi = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
-  return mean * phi(d2 + s) - c * phi(d2);
+  return mean * test::std_normal_cdf(d2 + s) - c * test::std_normal_cdf(d2);
 }
 
 }  // namespace

@@ -12,7 +12,8 @@
 #include "accounting/gdp/gdp.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/mechanisms/laplace_mechanism.hpp"
-#include "reference.hpp"
+#include "support/close.hpp"
+#include "support/reference.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;

@@ -3,8 +3,6 @@
 // key, and is refused beside --spec and --input; parameters that stand in for
 // another are refused beside it, as flags and as keys. Driven by the table,
 // so a new parameter is covered without touching this file.
-#include "cli/run_parameters.hpp"
-
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -19,8 +17,14 @@
 #include "cli/app.hpp"
 #include "cli/config_input.hpp"
 #include "cli/errors.hpp"
+#include "cli/run_parameters.hpp"
+#include "support/refusal.hpp"
 
 using namespace dpb::cli;
+using dpb::test::check_refused;
+
+// The refusal the support library checks is the CLI's usage error.
+static_assert(dpb::test::kExitBadInput == kUsage);
 
 namespace {
 
@@ -69,16 +73,6 @@ nlohmann::json sample_json(const RunParameter& p) {
       return nlohmann::json::array({1.0, 2.0});
   }
   return nullptr;
-}
-
-/// Exit 2, nothing on stdout, one stderr line naming every one of `names`.
-void check_refused(const Result& r, const std::vector<std::string>& names) {
-  INFO("stderr: ", r.err);
-  CHECK(r.status == kUsage);
-  CHECK(r.out.empty());
-  CHECK(r.err.rfind("dpbudget: error: ", 0) == 0);
-  CHECK(r.err.find('\n') == r.err.size() - 1);
-  for (const auto& n : names) CHECK_MESSAGE(r.err.find(n) != std::string::npos, n);
 }
 
 class TempFile {

@@ -12,8 +12,10 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/events/events.hpp"
+#include "support/close.hpp"
 
 using namespace dpb;
+using dpb::test::close_rel;
 
 namespace {
 
@@ -44,8 +46,6 @@ double detail(const Guarantee& g, const std::string& key) {
   return 0;
 }
 
-bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
-
 const auto kAr = Neighbouring::add_remove;
 const auto kRo = Neighbouring::replace_one;
 const auto kRs = Neighbouring::replace_special;
@@ -62,7 +62,7 @@ TEST_CASE("composition: epsilon_delta and pure epsilon-DP events") {
     const double ours = eps("composition", make_event(EpsilonDeltaEvent{e, de}), kAr, delta,
                             CompositionMethod::basic);
     CHECK(ours >= expected);
-    CHECK(close(ours, expected, kSameBound));
+    CHECK(close_rel(ours, expected, kSameBound));
   }
   SUBCASE("delta below the event's own delta: epsilon = inf") {
     CHECK(eps("composition", make_event(EpsilonDeltaEvent{1.0, 1e-4}), kAr, 1e-5) == kInf);
@@ -76,12 +76,13 @@ TEST_CASE("composition: epsilon_delta and pure epsilon-DP events") {
          {make_event(ExponentialMechanismEvent{0.3}), make_event(PermuteAndFlipEvent{0.3}),
           make_event(DiscreteLaplaceEvent{0.1, 3})}) {
       INFO(event_name(*e));
-      CHECK(close(eps("composition", make_self_composed(20, e), kAr, 1e-6), ed, kSameBound));
+      CHECK(close_rel(eps("composition", make_self_composed(20, e), kAr, 1e-6), ed, kSameBound));
     }
     // Discrete Laplace under replace-one: ε = 2aΔ.
-    CHECK(close(eps("composition",
-                    make_self_composed(20, make_event(DiscreteLaplaceEvent{0.05, 3})), kRo, 1e-6),
-                ed, kSameBound));
+    CHECK(
+        close_rel(eps("composition",
+                      make_self_composed(20, make_event(DiscreteLaplaceEvent{0.05, 3})), kRo, 1e-6),
+                  ed, kSameBound));
   }
   SUBCASE("the Laplace mechanism's own profile is tighter than the generic eps-DP one") {
     CHECK(eps("composition", make_self_composed(20, make_laplace(2.0)), kAr, 1e-6) <=
@@ -113,16 +114,16 @@ TEST_CASE("composition: zcdp, discrete_gaussian, tree aggregation") {
     const double ours =
         eps("composition", make_event(ZcdpEvent{rho, xi}), kAr, delta, CompositionMethod::basic);
     CHECK(ours >= expected);
-    CHECK(close(ours, expected, kSameBound));
+    CHECK(close_rel(ours, expected, kSameBound));
   }
   SUBCASE("discrete_gaussian is zcdp with rho = (s Delta)^2 / (2 sigma^2)") {
     const double sigma = 3.0, rho = 4.0 / (2 * sigma * sigma);
     const auto dg = make_self_composed(5, make_event(DiscreteGaussianEvent{sigma, 2}));
     const double z =
         eps("composition", make_self_composed(5, make_event(ZcdpEvent{rho, 0})), kAr, 1e-6);
-    CHECK(close(eps("composition", dg, kAr, 1e-6), z, kSameBound));
-    CHECK(close(eps("composition", dg, kRs, 1e-6), z, kSameBound));
-    CHECK(close(
+    CHECK(close_rel(eps("composition", dg, kAr, 1e-6), z, kSameBound));
+    CHECK(close_rel(eps("composition", dg, kRs, 1e-6), z, kSameBound));
+    CHECK(close_rel(
         eps("composition", dg, kRo, 1e-6),
         eps("composition", make_self_composed(5, make_event(ZcdpEvent{4 * rho, 0})), kAr, 1e-6),
         kSameBound));
@@ -130,10 +131,12 @@ TEST_CASE("composition: zcdp, discrete_gaussian, tree aggregation") {
   SUBCASE("tree aggregation: a Gaussian of sensitivity sqrt(depth), x2 under replace-one") {
     // step counts {5, 2}: depth ⌈log2 6⌉ = 3.
     const auto tree = make_event(SingleEpochTreeAggregationEvent{4.0, {5, 2}});
-    CHECK(close(eps("composition", tree, kRs, 1e-6),
-                eps("composition", make_gaussian(4.0 / std::sqrt(3.0)), kAr, 1e-6), kSameBound));
-    CHECK(close(eps("composition", tree, kRo, 1e-6),
-                eps("composition", make_gaussian(2.0 / std::sqrt(3.0)), kAr, 1e-6), kSameBound));
+    CHECK(close_rel(eps("composition", tree, kRs, 1e-6),
+                    eps("composition", make_gaussian(4.0 / std::sqrt(3.0)), kAr, 1e-6),
+                    kSameBound));
+    CHECK(close_rel(eps("composition", tree, kRo, 1e-6),
+                    eps("composition", make_gaussian(2.0 / std::sqrt(3.0)), kAr, 1e-6),
+                    kSameBound));
     CHECK(make("composition", std::nullopt)->unsupported_reason(*tree));
     CHECK(make("composition", kAr)->unsupported_reason(*tree));
   }
@@ -142,13 +145,13 @@ TEST_CASE("composition: zcdp, discrete_gaussian, tree aggregation") {
 TEST_CASE("composition: randomized_response, no_op, non_private, refusals") {
   SUBCASE("binary randomized response, replace-one: pure log 3 (p = 1/2)") {
     const auto rr = make_self_composed(10, make_event(RandomizedResponseEvent{0.5, 2}));
-    CHECK(close(
+    CHECK(close_rel(
         eps("composition", rr, kRo, 1e-6),
         eps("composition", make_self_composed(10, make_event(EpsilonDeltaEvent{std::log(3.0), 0})),
             kRo, 1e-6),
         kSameBound));
     // Replace-special, k = 2, p = 1/2: max(log 1.5, log 2) = log 2.
-    CHECK(close(
+    CHECK(close_rel(
         eps("composition", rr, kRs, 1e-6),
         eps("composition", make_self_composed(10, make_event(EpsilonDeltaEvent{std::log(2.0), 0})),
             kRs, 1e-6),
@@ -195,11 +198,11 @@ TEST_CASE("gdp: the new kinds and the neighbouring relation") {
     auto rs = make("gdp", kRs);
     rs->compose(*tree);
     const Guarantee g = rs->epsilon(1e-5);
-    CHECK(close(detail(g, "mu"), std::sqrt(7.0) / 2, kSameBound));
+    CHECK(close_rel(detail(g, "mu"), std::sqrt(7.0) / 2, kSameBound));
     CHECK(g.bound == BoundKind::upper);
     auto ro = make("gdp", kRo);
     ro->compose(*tree);
-    CHECK(close(detail(ro->epsilon(1e-5), "mu"), std::sqrt(7.0), kSameBound));
+    CHECK(close_rel(detail(ro->epsilon(1e-5), "mu"), std::sqrt(7.0), kSameBound));
     CHECK(make("gdp", std::nullopt)->unsupported_reason(*tree));
     CHECK(make("gdp", kAr)->unsupported_reason(*tree));
   }

@@ -9,7 +9,9 @@
 #include "accounting/errors.hpp"
 #include "accounting/gdp/gdp_accountant.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
-#include "reference.hpp"
+#include "support/analytic_gaussian.hpp"
+#include "support/close.hpp"
+#include "support/reference.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;
@@ -61,7 +63,7 @@ TEST_CASE("GDP delta with mu = 1/sigma is the exact Gaussian profile") {
   // And the direct formula where it does not cancel.
   const double mu = 1.3;
   const double e = 0.7;
-  auto Phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const auto Phi = dpb::test::std_normal_cdf;
   CHECK(
       gdp_delta(mu, e) ==
       doctest::Approx(Phi(-e / mu + mu / 2) - std::exp(e) * Phi(-e / mu - mu / 2)).epsilon(1e-12));

@@ -13,7 +13,9 @@
 #include "accounting/errors.hpp"
 #include "accounting/events/events.hpp"
 #include "accounting/pld/pld_accountant.hpp"
-#include "reference.hpp"
+#include "support/analytic_gaussian.hpp"
+#include "support/close.hpp"
+#include "support/reference.hpp"
 
 namespace {
 
@@ -21,22 +23,15 @@ using dpb::pld::Component;
 using dpb::pld::Direction;
 using dpb::pld::Mechanism;
 using Kind = dpb::pld::Mechanism::Kind;
-
-double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
-
-/// Analytic Gaussian profile (Balle & Wang 2018), docs/mechanisms.md#gaussian-profile.
-double gaussian_delta(double sigma, double eps) {
-  return normal_cdf(1 / (2 * sigma) - eps * sigma) -
-         std::exp(eps) * normal_cdf(-1 / (2 * sigma) - eps * sigma);
-}
+using dpb::test::analytic_gaussian_delta;
 
 /// ε(δ) of the analytic Gaussian by bisection (δ(ε) is decreasing).
 double gaussian_epsilon(double sigma, double delta) {
   double lo = 0, hi = 1;
-  while (gaussian_delta(sigma, hi) > delta) hi *= 2;
+  while (analytic_gaussian_delta(sigma, hi) > delta) hi *= 2;
   for (int i = 0; i < 200; ++i) {
     const double mid = (lo + hi) / 2;
-    (gaussian_delta(sigma, mid) > delta ? lo : hi) = mid;
+    (analytic_gaussian_delta(sigma, mid) > delta ? lo : hi) = mid;
   }
   return (lo + hi) / 2;
 }
@@ -84,7 +79,7 @@ TEST_CASE("pld: one Gaussian, sigma = 1: the intervals contain the exact delta a
   const auto d = delta_of({gaussian(1, 1)}, 1.0);
   check_contains(d, exact);
   // δ target: no wider than δ(ε) − δ(ε(1 + 1e-3)) (or 1e-3·δ).
-  CHECK(d.upper - d.lower <= std::max(1e-3 * d.upper, d.upper - gaussian_delta(1, 1.001)));
+  CHECK(d.upper - d.lower <= std::max(1e-3 * d.upper, d.upper - analytic_gaussian_delta(1, 1.001)));
   const auto e = eps_of({gaussian(1, 1)}, exact);
   check_contains(e, 1.0);
   CHECK(e.upper - e.lower <= 1e-3 * e.upper);
@@ -137,7 +132,7 @@ TEST_CASE("pld: composition of different Gaussians (1/σ² adds up)") {
   const auto r = eps_of({gaussian(1, 1), gaussian(2, 1)}, 1e-5);
   check_contains(r, gaussian_epsilon(eff, 1e-5));
   const auto d = delta_of({gaussian(1, 1), gaussian(2, 1)}, 1.5);
-  check_contains(d, gaussian_delta(eff, 1.5));
+  check_contains(d, analytic_gaussian_delta(eff, 1.5));
 }
 
 TEST_CASE("pld: pld_tests.csv reference values") {
@@ -171,7 +166,7 @@ TEST_CASE("pld: pld_tests.csv reference values") {
     const auto r = delta_of({gaussian(20, 400)}, 3.0);
     CHECK(r.lower <= expected + tol);
     CHECK(r.upper >= expected - tol);
-    check_contains(r, gaussian_delta(1.0, 3.0));
+    check_contains(r, analytic_gaussian_delta(1.0, 3.0));
   }
   SUBCASE("PRV / jax_privacy epsilons") {
     struct Case {
@@ -293,7 +288,7 @@ TEST_CASE("pld: lower <= upper across a grid of configurations") {
         if (q == 1 && sigma / std::sqrt(static_cast<double>(steps)) > 0.05) {
           const double eff = sigma / std::sqrt(static_cast<double>(steps));
           check_contains(r, gaussian_epsilon(eff, 1e-6));
-          check_contains(d, gaussian_delta(eff, 1.0));
+          check_contains(d, analytic_gaussian_delta(eff, 1.0));
         }
       }
 }

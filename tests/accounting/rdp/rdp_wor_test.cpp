@@ -19,7 +19,7 @@
 #include "accounting/rdp/rdp.hpp"
 #include "accounting/rdp/rdp_accountant.hpp"
 #include "accounting/rdp/rdp_without_replacement.hpp"
-#include "reference.hpp"
+#include "support/close.hpp"
 
 namespace {
 

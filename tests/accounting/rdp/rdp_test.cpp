@@ -17,7 +17,8 @@
 #include "accounting/events/events.hpp"
 #include "accounting/numerics/log_math.hpp"
 #include "accounting/rdp/rdp_accountant.hpp"
-#include "reference.hpp"
+#include "support/close.hpp"
+#include "support/reference.hpp"
 
 namespace {
 

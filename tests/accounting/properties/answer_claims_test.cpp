@@ -3,6 +3,8 @@
 // independent truths: a Monte Carlo estimate of the exact δ (with its
 // error), the exact profile of a Gaussian, and sound upper bounds of other
 // accountants.
+#include "answer_claims.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -19,7 +21,6 @@
 #include "accounting/events/event_examples.hpp"
 #include "accounting/events/events.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
-#include "answer_claims.hpp"
 
 using namespace dpb;
 using namespace dpb::test;

@@ -2,8 +2,6 @@
 // computed here, the ε lower bound's formula, its behaviour (0 for random
 // guessing, growing with the counts at fixed rates), the best-threshold
 // search, and the one-run audit's p-value against a direct sum.
-#include "accounting/risk/audit.hpp"
-
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
+#include "accounting/risk/audit.hpp"
 
 using namespace dpb;
 

@@ -10,7 +10,8 @@
 #include "accounting/errors.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/mechanisms/laplace_mechanism.hpp"
-#include "reference.hpp"
+#include "support/close.hpp"
+#include "support/reference.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;

@@ -18,8 +18,10 @@
 #include "accounting/gdp/gdp_accountant.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/rdp/rdp.hpp"
+#include "support/close.hpp"
 
 using namespace dpb;
+using dpb::test::close_rel;
 
 namespace {
 
@@ -73,8 +75,6 @@ double rdp_gaussian_epsilon(double sigma, double uses, double delta) {
   return std::max(0.0, best);
 }
 
-bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
-
 }  // namespace
 
 TEST_CASE(
@@ -89,21 +89,21 @@ TEST_CASE(
       // GDP: μ = √E/σ exactly (Dong, Roth & Su 2022, Cor. 3.3).
       GdpAccountant gdp(with_relation(Neighbouring::replace_special));
       gdp.compose(*e);
-      CHECK(close(gdp.mu(), std::sqrt(epochs) / sigma, kClosedForm));
+      CHECK(close_rel(gdp.mu(), std::sqrt(epochs) / sigma, kClosedForm));
       // Its ε is the analytic Gaussian's at σ/√E (Balle & Wang 2018).
       const double exact = gaussian_epsilon(sigma / std::sqrt(epochs), kDelta);
-      CHECK(close(gdp.epsilon(kDelta).epsilon, exact, kClosedForm));
+      CHECK(close_rel(gdp.epsilon(kDelta).epsilon, exact, kClosedForm));
       // PLD: an interval around the same exact value.
       const Guarantee pld = epsilon_of("pld", e, Neighbouring::replace_special);
       CHECK(*pld.epsilon_lower <= exact * (1 + kInsideSlack));
       CHECK(pld.epsilon >= exact * (1 - kInsideSlack));
       // RDP: E·α/(2σ²) converted.
-      CHECK(close(epsilon_of("rdp", e, Neighbouring::replace_special).epsilon,
-                  rdp_gaussian_epsilon(sigma, epochs, kDelta), kClosedForm));
+      CHECK(close_rel(epsilon_of("rdp", e, Neighbouring::replace_special).epsilon,
+                      rdp_gaussian_epsilon(sigma, epochs, kDelta), kClosedForm));
       // Replace-one: sensitivity 2, μ = 2√E/σ.
       GdpAccountant gdp_ro(with_relation(Neighbouring::replace_one));
       gdp_ro.compose(*e);
-      CHECK(close(gdp_ro.mu(), 2 * std::sqrt(epochs) / sigma, kClosedForm));
+      CHECK(close_rel(gdp_ro.mu(), 2 * std::sqrt(epochs) / sigma, kClosedForm));
       // Add/remove is refused by every accountant, with a reason.
       for (const auto& info : accountants()) {
         const auto why = accountant(info.name.c_str(), std::nullopt)->unsupported_reason(*e);
@@ -123,16 +123,16 @@ TEST_CASE("balls-in-bins: rdp, gdp and composition give k unamplified releases p
     INFO("k ", k);
     GdpAccountant gdp(AccountantOptions{});
     gdp.compose(*e);
-    CHECK(close(gdp.mu(), std::sqrt(uses) / 2.0, kClosedForm));
+    CHECK(close_rel(gdp.mu(), std::sqrt(uses) / 2.0, kClosedForm));
     CHECK(gdp.epsilon(kDelta).neighbouring == Neighbouring::add_remove);
-    CHECK(close(epsilon_of("rdp", e, std::nullopt).epsilon, rdp_gaussian_epsilon(2.0, uses, kDelta),
-                kClosedForm));
+    CHECK(close_rel(epsilon_of("rdp", e, std::nullopt).epsilon,
+                    rdp_gaussian_epsilon(2.0, uses, kDelta), kClosedForm));
     // One epoch to the composition accountant: one Gaussian at σ/√k, whose
     // ε is the analytic Gaussian's (its per-step profile is exact).
     DpSgdRun one = run;
     one.steps = 60;
-    CHECK(close(epsilon_of("composition", dp_sgd_event(one), std::nullopt).epsilon,
-                gaussian_epsilon(2.0 / std::sqrt(static_cast<double>(k)), kDelta), 1e-6));
+    CHECK(close_rel(epsilon_of("composition", dp_sgd_event(one), std::nullopt).epsilon,
+                    gaussian_epsilon(2.0 / std::sqrt(static_cast<double>(k)), kDelta), 1e-6));
     // Replace-one is not the pair's relation: refused.
     CHECK(accountant("rdp", Neighbouring::replace_one)->unsupported_reason(*e));
   }
@@ -158,8 +158,8 @@ TEST_CASE("user level: k = 1 is the record-level run, q = 1 is the Gaussian at s
     const double sigma_k = 3.0 / static_cast<double>(k);
     INFO("k ", k);
     // RDP: 5 Gaussians at σ/k.
-    CHECK(close(epsilon_of("rdp", e, std::nullopt).epsilon,
-                rdp_gaussian_epsilon(sigma_k, 5, kDelta), kClosedForm));
+    CHECK(close_rel(epsilon_of("rdp", e, std::nullopt).epsilon,
+                    rdp_gaussian_epsilon(sigma_k, 5, kDelta), kClosedForm));
     // PLD: an interval around the analytic Gaussian at σ/(k√5).
     const double exact = gaussian_epsilon(sigma_k / std::sqrt(5.0), kDelta);
     const Guarantee pld = epsilon_of("pld", e, std::nullopt);
@@ -209,16 +209,16 @@ TEST_CASE("mixture of Gaussians: rdp and composition use the dominating sampled 
     const EventPtr mix = make_event(MixtureOfGaussiansEvent{1.5, {0.0, 1.0}, {1 - q, q}});
     const EventPtr sampled = make_poisson_sampled(q, make_gaussian(1.5));
     for (const char* name : {"rdp", "composition"})
-      CHECK(close(epsilon_of(name, make_self_composed(50, mix), std::nullopt).epsilon,
-                  epsilon_of(name, make_self_composed(50, sampled), std::nullopt).epsilon,
-                  kClosedForm));
+      CHECK(close_rel(epsilon_of(name, make_self_composed(50, mix), std::nullopt).epsilon,
+                      epsilon_of(name, make_self_composed(50, sampled), std::nullopt).epsilon,
+                      kClosedForm));
   }
   // {0, 1, 2}: rate q' = p1 + p2, noise s/2.
   const EventPtr mix = make_event(MixtureOfGaussiansEvent{2.0, {0.0, 1.0, 2.0}, {0.9, 0.07, 0.03}});
-  CHECK(
-      close(epsilon_of("rdp", mix, std::nullopt).epsilon,
-            epsilon_of("rdp", make_poisson_sampled(0.1, make_gaussian(1.0)), std::nullopt).epsilon,
-            kClosedForm));
+  CHECK(close_rel(
+      epsilon_of("rdp", mix, std::nullopt).epsilon,
+      epsilon_of("rdp", make_poisson_sampled(0.1, make_gaussian(1.0)), std::nullopt).epsilon,
+      kClosedForm));
   // Not under replace_one (its pair compares one side against N(0, s²)).
   CHECK(accountant("rdp", Neighbouring::replace_one)->unsupported_reason(*mix));
   CHECK(accountant("composition", Neighbouring::replace_one)->unsupported_reason(*mix));

@@ -64,7 +64,7 @@ TEST_CASE("epsilon_series: T Gaussian releases in a series contain the closed fo
     const auto series = dpb::epsilon_series(name, {}, event_of, counts, delta);
     for (std::size_t i = 0; i < counts.size(); ++i) {
       // The analytic Gaussian (Balle & Wang 2018, docs/mechanisms.md#gaussian-profile), tested
-      // against the published δ(1) = 0.12693674 in mechanisms_test.cpp.
+      // against the published δ(1) = 0.12693674 in mechanisms/mechanism_profiles_test.cpp.
       const double truth =
           dpb::gaussian_epsilon(sigma / std::sqrt(static_cast<double>(counts[i])), delta);
       INFO(name << ", steps " << counts[i] << ": " << series[i].epsilon << " vs " << truth);

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "accounting/errors.hpp"
-#include "reference.hpp"
+#include "support/reference.hpp"
 
 using namespace dpb;
 

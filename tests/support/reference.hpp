@@ -2,7 +2,6 @@
 // Reads the CSV files of tests/reference/ (copies of the public test-suite values they name):
 // '#' lines are comments, the first other line names the columns, quoted
 // fields may hold commas.
-#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -48,12 +47,6 @@ inline std::vector<CsvRow> read_reference_csv(const std::string& name) {
     rows.push_back(std::move(row));
   }
   return rows;
-}
-
-/// |actual − expected| ≤ rel·|expected| (or ≤ rel when expected is 0).
-inline bool close_rel(double actual, double expected, double rel) {
-  const double scale = expected == 0 ? 1.0 : std::abs(expected);
-  return std::abs(actual - expected) <= rel * scale;
 }
 
 }  // namespace dpb::test

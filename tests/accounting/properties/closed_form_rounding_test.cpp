@@ -8,7 +8,6 @@
 
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/binomial.hpp>
-#include <boost/math/special_functions/erf.hpp>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <cstdint>
@@ -23,10 +22,13 @@
 #include "accounting/mechanisms/laplace_mechanism.hpp"
 #include "accounting/rdp/rdp.hpp"
 #include "accounting/risk/audit.hpp"
+#include "support/gdp_50_digits.hpp"
 
 namespace {
 
-using Mp = boost::multiprecision::cpp_bin_float_50;
+using dpb::test::Mp;
+using dpb::test::mp_gdp_delta;
+using dpb::test::mp_root;
 
 /// How far above (an upper value) or below (a lower value) the exact value a
 /// result may lie, relative. Closed forms of a few roundings (amplification,
@@ -46,29 +48,6 @@ double gdp_delta_closeness(double delta) { return 1e-11 * (1 + std::abs(std::log
 /// double ε₀ = Δ/b is off by half an ulp of ε₀, relative to ε₀ − ε.
 double laplace_closeness(double eps, double eps0) {
   return kClose + 8 * 0x1p-53 * eps0 / (eps0 - eps);
-}
-
-/// Bisection steps for a root in 50 digits: each halves the bracket, 240
-/// reach below 2^-166 of its width (the precision of cpp_bin_float_50).
-constexpr int kBisections = 240;
-
-Mp mp_phi(const Mp& x) { return boost::math::erfc(-x / boost::multiprecision::sqrt(Mp(2))) / 2; }
-
-/// δ(ε) of μ-GDP (Dong, Roth & Su 2022, Corollary 2.13), in 50 digits.
-Mp mp_gdp_delta(const Mp& mu, const Mp& eps) {
-  return mp_phi(-eps / mu + mu / 2) - boost::multiprecision::exp(eps) * mp_phi(-eps / mu - mu / 2);
-}
-
-/// The smallest ε with δ(ε) ≤ δ for a decreasing profile, by bisection on [0, hi].
-template <typename Profile>
-Mp mp_root(Profile delta_of, const Mp& delta, Mp hi) {
-  Mp lo = 0;
-  while (delta_of(hi) > delta) hi *= 2;
-  for (int i = 0; i < kBisections; ++i) {
-    const Mp mid = (lo + hi) / 2;
-    (delta_of(mid) > delta ? lo : hi) = mid;
-  }
-  return hi;
 }
 
 /// `computed` is at least `exact` and within `rel` of it (relative).
@@ -207,7 +186,7 @@ TEST_CASE("outward rounding: basic and advanced composition") {
         const double delta = 1e-9;
         // Basic composition: products of the inputs, to nearest (within half
         // an ulp of the exact product; see compose_basic), the printed decimal
-        // at or above the double (report::directed, tests/cli/report_test.cpp).
+        // at or above the double (report::directed, tests/cli/report_render_test.cpp).
         const auto basic = dpb::compose_basic(eps, delta, k);
         CHECK(abs(Mp(basic.epsilon) - Mp(k) * Mp(eps)) <= Mp(0x1p-53) * Mp(k) * Mp(eps));
         CHECK(abs(Mp(basic.delta) - Mp(k) * Mp(delta)) <= Mp(0x1p-53) * Mp(k) * Mp(delta));

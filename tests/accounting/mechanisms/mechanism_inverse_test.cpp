@@ -10,21 +10,14 @@
 #include "accounting/errors.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/mechanisms/laplace_mechanism.hpp"
-#include "reference.hpp"
+#include "support/analytic_gaussian.hpp"
+#include "support/close.hpp"
 
 using namespace dpb;
+using dpb::test::analytic_gaussian_delta;
 using dpb::test::close_rel;
 
 namespace {
-
-/// Φ by erfc: accurate to a few ulps for the moderate arguments used here.
-double Phi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
-
-/// Balle & Wang 2018, Theorem 8, sensitivity 1:
-/// δ(ε) = Φ(−εσ + 1/(2σ)) − e^ε Φ(−εσ − 1/(2σ)).
-double exact_delta(double sigma, double eps) {
-  return Phi(-eps * sigma + 1 / (2 * sigma)) - std::exp(eps) * Phi(-eps * sigma - 1 / (2 * sigma));
-}
 
 /// Where the closed form above is evaluated directly: its two terms cancel
 /// for small δ, so compare only while δ keeps this many digits (rel 1e-9 needs
@@ -42,7 +35,7 @@ constexpr double kCalibrationSlack = 1e-14;
 TEST_CASE("gaussian, noise given: delta at epsilon is the exact profile's closed form") {
   for (double sigma : {0.5, 1.0, 2.0, 5.0})
     for (double eps : {0.0, 0.1, 0.5, 1.0, 2.0}) {
-      const double want = exact_delta(sigma, eps);
+      const double want = analytic_gaussian_delta(sigma, eps);
       if (want < kDirectFormFloor) continue;
       INFO("sigma=", sigma, " eps=", eps);
       CHECK(close_rel(gaussian_delta(sigma, eps), want, 1e-9));

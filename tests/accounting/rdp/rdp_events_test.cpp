@@ -16,8 +16,10 @@
 #include "accounting/errors.hpp"
 #include "accounting/events/events.hpp"
 #include "accounting/rdp/rdp.hpp"
+#include "support/close.hpp"
 
 using namespace dpb;
+using dpb::test::close_rel;
 
 namespace {
 
@@ -55,8 +57,6 @@ void check_reference(const EventPtr& e, Neighbouring relation, double delta, dou
   CHECK(ours <= value * (1 + kAboveReference));
   CHECK(ours >= value * (1 - kBelowReference));
 }
-
-bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::abs(b); }
 
 }  // namespace
 
@@ -123,7 +123,7 @@ TEST_CASE("rdp: closed forms of the guarantee kinds") {
     const double expected = epsilon_from_rdp(orders, curve, 1e-6, RdpConversion::improved).epsilon;
     for (auto rel : {Neighbouring::add_remove, Neighbouring::replace_one}) {
       const double ours = rdp_epsilon(make_event(ZcdpEvent{rho, xi}), rel, 1e-6);
-      CHECK(close(ours, expected, kSameBound));
+      CHECK(close_rel(ours, expected, kSameBound));
     }
   }
   SUBCASE("discrete_gaussian is zcdp with rho = (s * Delta)^2 / (2 sigma^2)") {
@@ -131,16 +131,16 @@ TEST_CASE("rdp: closed forms of the guarantee kinds") {
     const std::int64_t sens = 2;
     const double rho = 4.0 / (2 * sigma * sigma);
     const auto dg = make_event(DiscreteGaussianEvent{sigma, sens});
-    CHECK(close(rdp_epsilon(dg, Neighbouring::add_remove, 1e-5),
-                rdp_epsilon(make_event(ZcdpEvent{rho, 0}), Neighbouring::add_remove, 1e-5),
-                kSameBound));
-    CHECK(close(rdp_epsilon(dg, Neighbouring::replace_special, 1e-5),
-                rdp_epsilon(make_event(ZcdpEvent{rho, 0}), Neighbouring::add_remove, 1e-5),
-                kSameBound));
+    CHECK(close_rel(rdp_epsilon(dg, Neighbouring::add_remove, 1e-5),
+                    rdp_epsilon(make_event(ZcdpEvent{rho, 0}), Neighbouring::add_remove, 1e-5),
+                    kSameBound));
+    CHECK(close_rel(rdp_epsilon(dg, Neighbouring::replace_special, 1e-5),
+                    rdp_epsilon(make_event(ZcdpEvent{rho, 0}), Neighbouring::add_remove, 1e-5),
+                    kSameBound));
     // Replace-one: a record moves the query by 2Δ, ρ four times larger.
-    CHECK(close(rdp_epsilon(dg, Neighbouring::replace_one, 1e-5),
-                rdp_epsilon(make_event(ZcdpEvent{4 * rho, 0}), Neighbouring::add_remove, 1e-5),
-                kSameBound));
+    CHECK(close_rel(rdp_epsilon(dg, Neighbouring::replace_one, 1e-5),
+                    rdp_epsilon(make_event(ZcdpEvent{4 * rho, 0}), Neighbouring::add_remove, 1e-5),
+                    kSameBound));
   }
   SUBCASE("non_private: epsilon = inf, delta = 1, no NaN") {
     for (auto rel : {std::optional<Neighbouring>{}, std::optional{Neighbouring::replace_one}}) {
@@ -168,12 +168,12 @@ TEST_CASE("rdp: closed forms of the guarantee kinds") {
     const double d_eff = 1 - (1 - delta) / (1 - extra);
     auto pure = rdp(Neighbouring::add_remove);
     pure->compose(*make_event(EpsilonDeltaEvent{0.5, 0}), 2);
-    CHECK(close(acc->epsilon(delta).epsilon, pure->epsilon(d_eff).epsilon, 1e-9));
+    CHECK(close_rel(acc->epsilon(delta).epsilon, pure->epsilon(d_eff).epsilon, 1e-9));
     // δ below δ_extra: no finite ε.
     CHECK(acc->epsilon(1e-6).epsilon == kInf);
     // δ(ε) = d + d_extra − d·d_extra.
     const double d = pure->delta(0.8).delta;
-    CHECK(close(acc->delta(0.8).delta, d + extra - d * extra, 1e-12));
+    CHECK(close_rel(acc->delta(0.8).delta, d + extra - d * extra, 1e-12));
   }
 }
 
@@ -202,9 +202,9 @@ TEST_CASE("rdp: curves against 50-digit values (mpmath)") {
     const double ro = rdp_randomized_response_replace_one(c.p, c.k, c.alpha);
     const double rs = rdp_randomized_response_replace_special(c.p, c.k, c.alpha);
     CHECK(ro >= c.replace_one);
-    CHECK(close(ro, c.replace_one, kMpmathRel));
+    CHECK(close_rel(ro, c.replace_one, kMpmathRel));
     CHECK(rs >= c.replace_special);
-    CHECK(close(rs, c.replace_special, kMpmathRel));
+    CHECK(close_rel(rs, c.replace_special, kMpmathRel));
   }
   // Binary randomized response with p = e^ε/(1 + e^ε), same way.
   struct PureCase {
@@ -220,19 +220,19 @@ TEST_CASE("rdp: curves against 50-digit values (mpmath)") {
     INFO("epsilon = ", c.epsilon, ", alpha = ", c.alpha);
     const double v = rdp_pure_dp(c.epsilon, c.alpha);
     CHECK(v >= c.value);
-    CHECK(close(v, c.value, kMpmathRel));
+    CHECK(close_rel(v, c.value, kMpmathRel));
   }
   // ξ = t − 1 − log t − ε²/8, t = ε/(e^ε − 1).
-  CHECK(close(exponential_mechanism_xi(0.5), -0.00010790773884412041186, 1e-15));
-  CHECK(close(exponential_mechanism_xi(1e-3), -1.7361110725308652722e-15, 1e-15));
-  CHECK(close(exponential_mechanism_xi(5.0), -0.70728038735206777695, 1e-15));
+  CHECK(close_rel(exponential_mechanism_xi(0.5), -0.00010790773884412041186, 1e-15));
+  CHECK(close_rel(exponential_mechanism_xi(1e-3), -1.7361110725308652722e-15, 1e-15));
+  CHECK(close_rel(exponential_mechanism_xi(5.0), -0.70728038735206777695, 1e-15));
 }
 
 TEST_CASE("rdp: randomized_response") {
   SUBCASE("binary, replace-one, is binary randomized response with eps = log((1-p/2)/(p/2))") {
     for (double a : {1.1, 2.0, 7.5, 1024.0})
-      CHECK(close(rdp_randomized_response_replace_one(0.5, 2, a), rdp_pure_dp(std::log(3.0), a),
-                  kTwoFormulas));
+      CHECK(close_rel(rdp_randomized_response_replace_one(0.5, 2, a), rdp_pure_dp(std::log(3.0), a),
+                      kTwoFormulas));
   }
   SUBCASE("p = 1 or one bucket: nothing released") {
     for (auto rel : {Neighbouring::replace_one, Neighbouring::replace_special}) {
@@ -264,12 +264,12 @@ TEST_CASE("rdp: single_epoch_tree_aggregation") {
   CHECK(tree_aggregation_depth(std::vector<std::int64_t>{7, 0}) == 3);
   const auto tree = make_event(SingleEpochTreeAggregationEvent{2.0, {100, 3}});
   const double special = rdp_epsilon(tree, Neighbouring::replace_special, 1e-5);
-  CHECK(close(special,
-              rdp_epsilon(make_gaussian(2.0 / std::sqrt(7.0)), Neighbouring::add_remove, 1e-5),
-              1e-12));
-  CHECK(close(rdp_epsilon(tree, Neighbouring::replace_one, 1e-5),
-              rdp_epsilon(make_gaussian(1.0 / std::sqrt(7.0)), Neighbouring::add_remove, 1e-5),
-              1e-12));
+  CHECK(close_rel(special,
+                  rdp_epsilon(make_gaussian(2.0 / std::sqrt(7.0)), Neighbouring::add_remove, 1e-5),
+                  1e-12));
+  CHECK(close_rel(rdp_epsilon(tree, Neighbouring::replace_one, 1e-5),
+                  rdp_epsilon(make_gaussian(1.0 / std::sqrt(7.0)), Neighbouring::add_remove, 1e-5),
+                  1e-12));
   CHECK(rdp(Neighbouring::add_remove)->unsupported_reason(*tree));
   CHECK(rdp(std::nullopt)->unsupported_reason(*tree));
 }
@@ -285,7 +285,7 @@ TEST_CASE("rdp: repeat_and_select") {
     for (double a : orders) curve.push_back((a + 2 * (orders.front() - 1)) / (2 * sigma * sigma));
     const double expected = epsilon_from_rdp(orders, curve, 1e-5, RdpConversion::improved).epsilon;
     const auto e = make_event(RepeatAndSelectEvent{make_gaussian(sigma), 1.0, 1.0});
-    CHECK(close(rdp_epsilon(e, Neighbouring::add_remove, 1e-5), expected, 1e-12));
+    CHECK(close_rel(rdp_epsilon(e, Neighbouring::add_remove, 1e-5), expected, 1e-12));
   }
   SUBCASE("every shape bounds at least one run") {
     const double single = rdp_epsilon(make_gaussian(sigma), Neighbouring::add_remove, 1e-5);
@@ -306,10 +306,11 @@ TEST_CASE("rdp: repeat_and_select") {
     thrice->compose(*make_self_composed(3, e));
     CHECK(thrice->epsilon(1e-5).epsilon > once->epsilon(1e-5).epsilon);
     // Under replace-one the inner Gaussian has sensitivity 2: as σ/2 under add/remove.
-    CHECK(close(rdp_epsilon(e, Neighbouring::replace_one, 1e-5),
-                rdp_epsilon(make_event(RepeatAndSelectEvent{make_gaussian(sigma / 2), 10.0, 1.0}),
-                            Neighbouring::add_remove, 1e-5),
-                1e-12));
+    CHECK(
+        close_rel(rdp_epsilon(e, Neighbouring::replace_one, 1e-5),
+                  rdp_epsilon(make_event(RepeatAndSelectEvent{make_gaussian(sigma / 2), 10.0, 1.0}),
+                              Neighbouring::add_remove, 1e-5),
+                  1e-12));
   }
   SUBCASE("gamma of the truncated negative binomial") {
     CHECK(truncated_negative_binomial_gamma(1.0, 4.0) == 0.25);
@@ -318,7 +319,7 @@ TEST_CASE("rdp: repeat_and_select") {
     const double g = truncated_negative_binomial_gamma(2.0, 4.0);
     const double exact = (-1 + std::sqrt(3.0)) / 2;
     CHECK(g <= exact);
-    CHECK(close(g, exact, 1e-11));
+    CHECK(close_rel(g, exact, 1e-11));
   }
   SUBCASE("an inner epsilon_delta with delta > 0 is refused") {
     const auto e = make_event(RepeatAndSelectEvent{make_event(EpsilonDeltaEvent{1, 1e-6}), 3, 1});
@@ -337,10 +338,10 @@ TEST_CASE("rdp: the chosen relation fixes every leaf") {
   CHECK(rdp(Neighbouring::replace_special)->unsupported_reason(*wor));
   CHECK(rdp_epsilon(wor, Neighbouring::replace_one, 1e-5) == rdp_epsilon(wor, std::nullopt, 1e-5));
   // Unsampled Gaussian and Laplace: sensitivity 2 under replace-one.
-  CHECK(close(rdp_epsilon(make_gaussian(2.0), Neighbouring::replace_one, 1e-5),
-              rdp_epsilon(make_gaussian(1.0), Neighbouring::replace_special, 1e-5), 1e-12));
-  CHECK(close(rdp_epsilon(make_laplace(2.0), Neighbouring::replace_one, 1e-5),
-              rdp_epsilon(make_laplace(1.0), Neighbouring::add_remove, 1e-5), 1e-12));
+  CHECK(close_rel(rdp_epsilon(make_gaussian(2.0), Neighbouring::replace_one, 1e-5),
+                  rdp_epsilon(make_gaussian(1.0), Neighbouring::replace_special, 1e-5), 1e-12));
+  CHECK(close_rel(rdp_epsilon(make_laplace(2.0), Neighbouring::replace_one, 1e-5),
+                  rdp_epsilon(make_laplace(1.0), Neighbouring::add_remove, 1e-5), 1e-12));
   // Discrete Laplace: ε = aΔ·s; Δ = 1 is exactly binary randomized response.
   CHECK(rdp_epsilon(make_event(DiscreteLaplaceEvent{0.5, 1}), Neighbouring::replace_one, 1e-5) ==
         rdp_epsilon(make_event(EpsilonDeltaEvent{1.0, 0}), Neighbouring::add_remove, 1e-5));
