@@ -129,8 +129,10 @@ struct StepPlanner {
     if (is_epoch_sampling(s)) {
       // k unamplified releases per epoch (uses_per_epoch): k Gaussians
       // compose exactly to one at σ/√k (Dong, Roth & Su 2022, Cor. 3.3).
-      Step st{Step::Kind::gaussian, e.noise_multiplier / sensitivity(s) /
-                                        std::sqrt(static_cast<double>(uses_per_epoch(s)))};
+      Step st{Step::Kind::gaussian,
+              scaled_noise_multiplier(
+                  e.noise_multiplier,
+                  sensitivity(s) * std::sqrt(static_cast<double>(uses_per_epoch(s))))};
       st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
       return st;
     }
@@ -151,10 +153,11 @@ struct StepPlanner {
             std::string(to_string(*relation)));
       // Replace-one moves the clipped sum by up to 2 clipping norms: the
       // Gaussian's noise relative to its sensitivity is σ/2.
-      return Step{Step::Kind::sampled_gaussian, e.noise_multiplier / kReplaceOneSensitivity,
-                  w->ratio(), true};
+      return Step{Step::Kind::sampled_gaussian,
+                  scaled_noise_multiplier(e.noise_multiplier, kReplaceOneSensitivity), w->ratio(),
+                  true};
     }
-    Step st{Step::Kind::gaussian, e.noise_multiplier / sensitivity(s)};
+    Step st{Step::Kind::gaussian, scaled_noise_multiplier(e.noise_multiplier, sensitivity(s))};
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
     return st;
   }
@@ -235,7 +238,8 @@ struct StepPlanner {
     // One record reaches at most `depth` node sums (Kairouz et al. 2021,
     // App. D): a Gaussian mechanism of L2 sensitivity s·√depth.
     const double depth = tree_aggregation_depth(e.step_counts);
-    Step st{Step::Kind::gaussian, e.noise_multiplier / (sensitivity(s) * std::sqrt(depth))};
+    Step st{Step::Kind::gaussian,
+            scaled_noise_multiplier(e.noise_multiplier, sensitivity(s) * std::sqrt(depth))};
     st.replace_one = *relation == Neighbouring::replace_one;
     return st;
   }
@@ -438,7 +442,17 @@ CompositionAccountant::CompositionAccountant(const AccountantOptions& options)
     : method_(options.composition), relation_(options.neighbouring) {}
 
 std::optional<std::string> CompositionAccountant::unsupported_reason(const DpEvent& event) const {
-  return collect(event, 1, step_, relation_).error;
+  const Collected c = collect(event, 1, step_, relation_);
+  if (c.error) return c.error;
+  return count_reason(c.count);
+}
+
+std::optional<std::string> CompositionAccountant::count_reason(std::int64_t more) const {
+  const auto limit = max_count();
+  if (!limit || more <= *limit - count_) return std::nullopt;
+  return "composition: optimal composition evaluates at most " + std::to_string(*limit) +
+         " steps, this event has " + std::to_string(count_ + more) +
+         " (advanced and basic composition, rdp and pld have no such limit)";
 }
 
 void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
@@ -448,6 +462,7 @@ void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
   }
   const Collected c = collect(event, count, step_, relation_);
   if (c.error) throw UnsupportedEvent(*c.error);
+  if (auto why = count_reason(c.count)) throw UnsupportedEvent(*why);
   const std::int64_t total = checked_add(count_, c.count);
   step_ = c.step;
   count_ = total;
