@@ -413,37 +413,30 @@ TEST_CASE("an accountant setting no chosen accountant reads is refused, in every
       {"audit", "--tp", "6", "--fn", "4", "--fp", "1", "--tn", "9", "--delta", "1e-5", "-q", "0.01",
        "--sigma", "1", "--steps", "100"},
   };
+  // Each setting with accountants none of which reads it: one line naming
+  // the flag, the accountant that reads it and those chosen.
   struct Case {
-    std::vector<std::string> flags;
-    std::string message;
+    std::string flag, value, reader, chosen;
   };
   const std::vector<Case> cases = {
-      {{"--conversion", "classic", "--accountant", "pld"},
-       "--conversion: only the rdp accountant reads it, not among those chosen (pld); add rdp to "
-       "--accountant, or leave --conversion out"},
-      {{"--orders", "2,3", "--accountant", "gdp,pld"},
-       "--orders: only the rdp accountant reads it, not among those chosen (gdp,pld); add rdp to "
-       "--accountant, or leave --orders out"},
-      {{"--pld-tolerance", "0.01", "--accountant", "rdp"},
-       "--pld-tolerance: only the pld accountant reads it, not among those chosen (rdp); add pld "
-       "to --accountant, or leave --pld-tolerance out"},
-      {{"--pld-interval", "0.01", "--accountant", "composition"},
-       "--pld-interval: only the pld accountant reads it, not among those chosen (composition); "
-       "add pld to --accountant, or leave --pld-interval out"},
-      {{"--composition", "basic", "--accountant", "rdp,pld"},
-       "--composition: only the composition accountant reads it, not among those chosen "
-       "(rdp,pld); add composition to --accountant, or leave --composition out"},
+      {"--conversion", "classic", "rdp", "pld"},
+      {"--orders", "2,3", "rdp", "gdp,pld"},
+      {"--pld-tolerance", "0.01", "pld", "rdp"},
+      {"--pld-interval", "0.01", "pld", "composition"},
+      {"--composition", "basic", "composition", "rdp,pld"},
   };
   for (const auto& verb : verbs)
     for (const auto& c : cases) {
       auto args = verb;
-      args.insert(args.end(), c.flags.begin(), c.flags.end());
+      args.insert(args.end(), {c.flag, c.value, "--accountant", c.chosen});
       const auto r = dpb::test::run_dpbudget_args(args);
-      INFO(args[0], " ", c.flags[0], ": ", r.err);
+      INFO(args[0], " ", c.flag, ": ", r.err);
       CHECK(r.status == 2);
       CHECK(r.out.empty());
       CHECK(r.err.substr(r.err.find("dpbudget: error: ")) ==
-            "dpbudget: error: " + c.message + "\n");
+            "dpbudget: error: " + c.flag + ": only the " + c.reader +
+                " accountant reads it, not among those chosen (" + c.chosen + "); add " + c.reader +
+                " to --accountant, or leave " + c.flag + " out\n");
     }
   // Without --accountant the default rdp is named as such; --accountant all
   // reads every setting.
