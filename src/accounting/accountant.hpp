@@ -142,7 +142,8 @@ class Accountant {
     return std::nullopt;
   }
   /// The largest number of repetitions of one step this accountant evaluates
-  /// (compose() beyond it makes epsilon/delta refuse), or nullopt: no limit.
+  /// (an event beyond it is one it does not handle: unsupported_reason() says
+  /// so and compose() refuses it), or nullopt: no limit.
   virtual std::optional<std::int64_t> max_count() const { return std::nullopt; }
 };
 

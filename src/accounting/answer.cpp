@@ -37,9 +37,16 @@ std::optional<std::string> answer_one(const Question& q, const AccountantChoice&
   auto accountant = make_accountant(name, choice.options);
   std::optional<std::string> why = accountant->unsupported_reason(*q.event);
   if (!why) {
-    accountant->compose(*q.event);
-    for (Neighbouring n : ask(*accountant))
-      if (!why) why = other_relation(*q.event, name, n, choice.options.neighbouring);
+    try {
+      accountant->compose(*q.event);
+      for (Neighbouring n : ask(*accountant))
+        if (!why) why = other_relation(*q.event, name, n, choice.options.neighbouring);
+    } catch (const InvalidParameter& e) {
+      // A limit met only when computing (pld's grids are built lazily): the
+      // other accountants still answer; named alone, it is the error.
+      if (choice.names.size() == 1) throw;
+      why = e.what();
+    }
   }
   if (why && choice.names.size() == 1)
     throw UnsupportedEvent(q.what.empty() ? *why : q.what + ": " + *why);
@@ -90,15 +97,20 @@ std::vector<AnswerRow> shuffle_lower_rows(const Question& q, std::vector<std::st
   options.neighbouring = std::nullopt;  // the pair's own relation: a record or none
   options.pld_tolerance = std::max(options.pld_tolerance, kLowerBoundTolerance);
   PldAccountant pld(options);
+  // pld computes lazily: a grid it cannot hold shows at the first query.
+  std::vector<Guarantee> found;
   try {
     pld.compose(*pair);
+    for (double target : q.targets)
+      found.push_back(q.solve_delta ? pld.delta(target) : pld.epsilon(target));
   } catch (const std::exception& e) {
     warnings.push_back(std::string("no lower bound for the shuffled run: ") + e.what());
     return {};
   }
   std::vector<AnswerRow> rows;
-  for (double target : q.targets) {
-    const Guarantee g = q.solve_delta ? pld.delta(target) : pld.epsilon(target);
+  for (std::size_t i = 0; i < q.targets.size(); ++i) {
+    const double target = q.targets[i];
+    const Guarantee& g = found[i];
     AnswerRow row;
     row.role = RowRole::lower;
     row.sampling = Sampling::shuffle;

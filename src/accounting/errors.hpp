@@ -1,10 +1,17 @@
 #pragma once
 // Errors raised by the numerics layer. The CLI catches them once and maps them
 // to exit statuses (README, "Exit status").
+#include <charconv>
 #include <stdexcept>
 #include <string>
 
 namespace dpb {
+
+/// A number in a message: the shortest text that reads back as it.
+inline std::string shown_number(double v) {
+  char buf[32];
+  return {buf, std::to_chars(buf, buf + sizeof buf, v).ptr};
+}
 
 /// A parameter outside its domain, e.g. a sampling probability above 1.
 /// `field` names the parameter as the event vocabulary does

@@ -3,6 +3,7 @@
 // and their settings (--orders, --conversion, --composition, --pld-*).
 #include <CLI/CLI.hpp>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,15 +24,26 @@ inline constexpr std::array<Choice<CompositionMethod>, 3> kCompositionChoices{{
     {"optimal", CompositionMethod::optimal},
 }};
 
-/// Which accountants, and their settings.
+/// Which accountants, and their settings as given (none: the default).
 struct AccountantFlags {
   /// --accountant as given: each a name, `all` or a comma list (none: rdp).
   std::vector<std::string> accountant;
-  std::vector<std::string> orders;
-  std::string conversion = "improved";
-  std::string composition = "optimal";
-  std::string pld_interval;   ///< empty = automatic
-  std::string pld_tolerance;  ///< empty = AccountantOptions default
+  std::vector<std::string> orders;           ///< none = default_rdp_orders()
+  std::optional<std::string> conversion;     ///< none = improved
+  std::optional<std::string> composition;    ///< none = optimal
+  std::optional<std::string> pld_interval;   ///< none = automatic
+  std::optional<std::string> pld_tolerance;  ///< none = AccountantOptions default
+};
+
+/// What a verb asks of the accountants, which decides the settings it reads
+/// (kAccountantSettings in accountant_flags.cpp).
+struct SettingsRead {
+  /// An (epsilon, delta) is stated (not only attack bounds, which rdp takes
+  /// from the Renyi curve itself): rdp reads --conversion.
+  bool epsilon_delta = true;
+  /// A shuffled run's lower bound may be computed, with pld: the pld
+  /// settings are read whatever the accountants chosen.
+  bool shuffled_lower_bound = false;
 };
 
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
@@ -41,7 +53,15 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
 /// place, so rows come in the order first given. An unknown or empty name is a
 /// UsageError naming it. No text: rdp.
 std::vector<std::string> parse_accountants(const std::vector<std::string>& texts);
-AccountantChoice resolve(const AccountantFlags& flags);
+/// The accountants and their settings; a setting given that none of the
+/// chosen accountants reads (as `read` says) is a UsageError naming the flag
+/// and the accountant that reads it: it could only be a mistake.
+AccountantChoice resolve(const AccountantFlags& flags, const SettingsRead& read = {});
+/// The first accountant flag given (--accountant or a setting), as messages
+/// name it; none when none was given.
+std::optional<std::string> first_accountant_flag(const AccountantFlags& flags);
+/// The flags of the accountant settings (kAccountantSettings), in order.
+std::vector<std::string> accountant_setting_flags();
 /// The settings that apply to the chosen accountants, in report order.
 void add_inputs(report::Record& inputs, const AccountantChoice& choice);
 

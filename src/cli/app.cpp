@@ -39,6 +39,27 @@ bool is_number(const std::string& token) {
   return end != token.c_str() && *end == '\0';
 }
 
+/// Whether `word` is a flag whose value is the next word: `--delta`, `-q`
+/// (not `--delta=1e-5`, `-q0.01` or a negative number).
+bool is_bare_flag(const std::string& word) {
+  if (word.size() < 2 || word[0] != '-' || is_number(word)) return false;
+  return word[1] == '-' ? word.find('=') == std::string::npos : word.size() == 2;
+}
+
+/// "unexpected argument 'WORD' after --FLAG (...)" for the word at `at` of
+/// `words`, naming the last flag before it as typed.
+std::string unexpected_argument(const std::vector<std::string>& words,
+                                std::vector<std::string>::const_iterator at) {
+  std::string what = "unexpected argument '" + *at + "'";
+  for (auto flag = at; flag != words.begin();) {
+    --flag;
+    if (flag->size() < 2 || (*flag)[0] != '-' || *flag == "--" || is_number(*flag)) continue;
+    what += " after " + ((*flag)[1] == '-' ? flag->substr(0, flag->find('=')) : flag->substr(0, 2));
+    break;
+  }
+  return what + " (dpbudget takes no positional words; give a flag several values as a comma list)";
+}
+
 /// Every name of every option of `app`: "--sigma", "-q", ...
 std::vector<std::string> flag_names(const CLI::App& app) {
   std::vector<std::string> names;
@@ -104,14 +125,14 @@ std::string as_typed(std::string what, const CLI::App* verb, int argc, const cha
           break;
         }
     }
-    // A word after the first value the flag took, when the message names it.
+    // A word after the first value the flag took, when the message names it:
+    // a stray word, said so with the flag it follows as typed.
     const auto& results = opt->results();
     for (std::size_t i = 1; i < results.size(); ++i)
       if (what.find("got '" + results[i] + "'") != std::string::npos) {
         const auto at = std::find(words.begin(), words.end(), results[i]);
-        if (at == words.begin() || at == words.end() || (at - 1)->rfind('-', 0) == 0) continue;
-        return what + " (dpbudget takes no positional words: '" + results[i] +
-               "' after a flag's value is read as another value of it)";
+        if (at == words.begin() || at == words.end() || is_bare_flag(*(at - 1))) continue;
+        return unexpected_argument(words, at);
       }
   }
   return what;
@@ -193,6 +214,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       what = *flag;
     } else if (!verb) {
       what = "no verb given; verbs: " + known + " (see 'dpbudget --help')";
+    } else if (extras) {
+      // A word that is no flag and no flag's value: the first one CLI11 left.
+      const std::vector<std::string> words(argv + 1, argv + argc);
+      for (const auto& word : verb->remaining()) {
+        const auto at = std::find(words.begin(), words.end(), word);
+        if (word == "--" || at == words.end()) continue;
+        what = unexpected_argument(words, at);
+        break;
+      }
     }
     err << "dpbudget: error: " << report::escape_control(what) << '\n';
     return kUsage;

@@ -24,14 +24,12 @@
 #include "cli/parse.hpp"
 #include "cli/result_rows.hpp"
 #include "cli/run_parameters.hpp"
+#include "cli/scores_input.hpp"
 #include "cli/spec_verb.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
 namespace {
-
-/// Largest scores file read: 64 MiB, about 3 million score,label lines.
-constexpr std::size_t kMaxScoresBytes = std::size_t{64} << 20;
 
 /// What the counts and scores modes assume (their Clopper–Pearson bounds treat
 /// each member and non-member as an independent Bernoulli trial), and what to
@@ -53,53 +51,15 @@ struct AuditFlags {
   OutputFlags output;
 };
 
-/// `score,label` lines (label 1/0 or true/false); blank lines and lines
-/// starting with # are skipped. A bad line is one error naming file and line.
-std::vector<Scored> read_scores(const std::string& file) {
-  std::ifstream stream;
-  std::istream* in = &std::cin;
-  if (file != "-") {
-    std::error_code ec;
-    if (std::filesystem::is_directory(file, ec))
-      throw UsageError("--scores: '" + file +
-                       "' is a directory (give a file of score,label lines)");
-    stream.open(file);
-    if (!stream) throw UsageError("--scores: cannot open '" + file + "'");
-    in = &stream;
-  }
-  std::vector<Scored> out;
-  std::string line;
-  std::size_t number = 0, bytes = 0;
-  while (std::getline(*in, line)) {
-    ++number;
-    bytes += line.size() + 1;
-    if (bytes > kMaxScoresBytes) throw UsageError("--scores: more than 64 MiB");
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line.front() == '#') continue;
-    const auto where = file + ":" + std::to_string(number) + ": ";
-    const auto comma = line.find(',');
-    if (comma == std::string::npos)
-      throw UsageError("--scores: " + where + "expected 'score,label', got '" + line + "'");
-    Scored s{};
-    try {
-      s.score = parse_real("score", line.substr(0, comma),
-                           Domain{-kInf, kInf, true, true, "a finite number"});
-    } catch (const UsageError& e) {
-      throw UsageError("--scores: " + where + e.what());
-    }
-    const std::string label = line.substr(comma + 1);
-    if (label == "1" || label == "true")
-      s.member = true;
-    else if (label == "0" || label == "false")
-      s.member = false;
-    else
-      throw UsageError("--scores: " + where + "label: must be 1, 0, true or false, got '" + label +
-                       "'");
-    out.push_back(s);
-  }
-  if (in->bad()) throw UsageError("--scores: cannot read '" + file + "'");
-  if (out.empty()) throw UsageError("--scores: no 'score,label' lines in '" + file + "'");
-  return out;
+/// The `score,label` lines of --scores FILE ('-' standard input).
+std::vector<Scored> read_scores_file(const std::string& file) {
+  if (file == "-") return read_scores(std::cin, file);
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw UsageError("--scores: '" + file + "' is a directory (give a file of score,label lines)");
+  std::ifstream stream(file);
+  if (!stream) throw UsageError("--scores: cannot open '" + file + "'");
+  return read_scores(stream, file);
 }
 
 std::int64_t count_flag(const char* flag, const std::vector<std::string>& texts) {
@@ -147,6 +107,9 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
   }();
   if (compare && !(delta > 0))
     throw UsageError("--delta: must be > 0 to compare with a claimed (epsilon, delta) bound");
+  if (const auto flag = first_accountant_flag(f.accountant); flag && !compare)
+    throw UsageError(*flag +
+                     ": only with the claimed run it compares with (the run flags or --spec)");
   resolve(f.output);  // check --format before any work
 
   report::Report rep;
@@ -164,7 +127,7 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
     note(rep, kIndependentTrialsNote);
     epsilon_lower = b.epsilon_lower;
   } else if (scores) {
-    const auto s = read_scores(f.scores);
+    const auto s = read_scores_file(f.scores);
     std::int64_t members = 0;
     for (const auto& x : s) members += x.member ? 1 : 0;
     if (members == 0 || members == static_cast<std::int64_t>(s.size()))
@@ -213,7 +176,8 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
   if (compare) {
     RunEvent run = load_run(f.spec, f.run);
     for (auto& cell : run.inputs.cells) rep.inputs.cells.push_back(std::move(cell));
-    AccountantChoice choice = resolve(f.accountant);
+    AccountantChoice choice =
+        resolve(f.accountant, {true, run.run && run.run->sampling == Sampling::shuffle});
     choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
     const Question question = make_question(run, choice, {delta}, /*solve_delta=*/false);
     const Answer claimed = answer(question);

@@ -37,16 +37,9 @@ const RunParameter* run_parameter_keyed(const std::string& key) {
   return nullptr;
 }
 
-std::vector<std::string> key_names() {
-  std::vector<std::string> keys{"name"};
-  for (const auto& p : kRunParameters) keys.emplace_back(p.key);
-  for (const char* k : {"delta", "epsilon", "solve", "spec", "neighbouring"}) keys.emplace_back(k);
-  return keys;
-}
-
 std::string allowed_keys() {
   std::string keys;
-  for (const auto& k : key_names()) keys += (keys.empty() ? "" : ", ") + k;
+  for (const auto& k : config_keys()) keys += (keys.empty() ? "" : ", ") + k;
   return keys;
 }
 
@@ -117,7 +110,7 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     } else if (key == "epsilon") {
       c.epsilon = real_value(obj, "epsilon", kNonNegative);
     } else {
-      const auto near = closest_name(key, key_names());
+      const auto near = closest_name(key, config_keys());
       throw LineError{key + ": unknown key" + (near ? "; did you mean " + *near + "?" : "") +
                       " (allowed: " + allowed_keys() + ")"};
     }
@@ -167,6 +160,13 @@ std::string size_text(std::size_t bytes) {
 }
 
 }  // namespace
+
+std::vector<std::string> config_keys() {
+  std::vector<std::string> keys{"name"};
+  for (const auto& p : kRunParameters) keys.emplace_back(p.key);
+  for (const char* k : {"delta", "epsilon", "solve", "spec", "neighbouring"}) keys.emplace_back(k);
+  return keys;
+}
 
 ConfigInput read_configs(std::istream& in, const std::string& source_name,
                          const InputLimits& limits) {

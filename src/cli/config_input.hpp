@@ -60,6 +60,12 @@ struct ConfigInput {
   std::vector<InputError> errors;
 };
 
+/// Every key a line may hold, in the order messages list them: name, the
+/// run parameters' keys (kRunParameters), delta, epsilon, solve, spec,
+/// neighbouring. (The fuzzer's dictionary, tests/fuzz/jsonl.dict, is tested
+/// against it.)
+std::vector<std::string> config_keys();
+
 /// Parses every non-blank line; a malformed line becomes an InputError naming
 /// the key at fault. Throws UsageError when a limit is exceeded (reading no
 /// further than the limit).

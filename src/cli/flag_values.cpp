@@ -33,6 +33,11 @@ std::optional<std::int64_t> optional_integer(const char* flag,
                                              const std::vector<std::string>& texts,
                                              std::int64_t min, std::int64_t max) {
   if (texts.empty()) return std::nullopt;
+  if (max >= (std::int64_t{1} << 53)) {  // as lists of counts read it, 2^53 named when passed
+    const auto values = parse_integer_list(flag, texts, min);
+    if (values.size() != 1) one_value_only(flag, texts);
+    return values.front();
+  }
   const std::string range =
       max < (std::int64_t{1} << 53)
           ? "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]"

@@ -33,6 +33,25 @@ bool to_double(const std::string& text, double& out) {
   return true;
 }
 
+/// Whether `text`, a plain decimal, is above kMaxInteger. Read in long
+/// double: 9007199254740993 would round to 2^53 as a double (accepted, a
+/// silent clamp) and 1e400 overflow it (refused as no number), where the
+/// fault is the limit.
+bool above_integer_limit(const std::string& text) {
+  if (text.empty()) return false;
+  for (char c : text)
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
+          c == '+' || c == '-'))
+      return false;
+  char* end = nullptr;
+  const long double v = std::strtold(text.c_str(), &end);
+  return end == text.c_str() + text.size() && v > static_cast<long double>(kMaxInteger);
+}
+
+[[noreturn]] void fail_integer_limit(std::string_view flag, const std::string& text) {
+  fail(flag, "must be at most 2^53 = 9007199254740992, got " + quoted(text));
+}
+
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> parts(1);
   for (char c : s) {
@@ -94,9 +113,9 @@ double parse_real(std::string_view flag, const std::string& text, const Domain& 
 }
 
 std::int64_t parse_integer(std::string_view flag, const std::string& text, std::int64_t min) {
+  if (above_integer_limit(text)) fail_integer_limit(flag, text);
   double v = 0;
-  constexpr double kMax = 9007199254740992.0;  // 2^53
-  if (!to_double(text, v) || v != std::floor(v) || v < static_cast<double>(min) || v > kMax)
+  if (!to_double(text, v) || v != std::floor(v) || v < static_cast<double>(min))
     fail(flag, "must be an integer >= " + std::to_string(min) + ", got " + quoted(text));
   return static_cast<std::int64_t>(v);
 }
@@ -125,11 +144,25 @@ std::vector<std::int64_t> parse_integer_list(std::string_view flag,
                                              std::int64_t min) {
   const Domain any{-kInf, kInf, true, true, "a number"};
   std::vector<std::int64_t> out;
-  for (double v : parse_list(flag, texts, any)) {
-    if (v != std::floor(v) || v < static_cast<double>(min) || v > 9007199254740992.0)
-      fail(flag, "every value must be an integer >= " + std::to_string(min));
-    out.push_back(static_cast<std::int64_t>(v));
+  for (const auto& text : texts) {
+    if (text.empty()) fail(flag, "empty list");
+    for (const auto& item : split(text, ',')) {
+      if (item.empty()) fail(flag, "empty item in list " + quoted(text));
+      // A range's ends and step: each past the limit is that, not "no number".
+      for (const auto& part : split(item, ':'))
+        if (above_integer_limit(part)) fail_integer_limit(flag, item);
+      std::vector<double> values;
+      expand_item(flag, item, any, values);
+      for (double v : values) {
+        if (v != std::floor(v) || v < static_cast<double>(min))
+          fail(flag, "must be an integer >= " + std::to_string(min) + ", got " + quoted(item));
+        if (v > kMaxInteger) fail_integer_limit(flag, item);
+        out.push_back(static_cast<std::int64_t>(v));
+      }
+      if (out.size() > kMaxListItems) fail(flag, "more than 1000000 values");
+    }
   }
+  if (out.empty()) fail(flag, "empty list");
   return out;
 }
 

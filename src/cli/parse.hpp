@@ -28,6 +28,10 @@ inline constexpr Domain kPositive{0, kInf, true, true, "a finite number > 0"};
 inline constexpr Domain kNonNegative{0, kInf, false, true, "a finite number >= 0"};
 inline constexpr Domain kOrder{1, kInf, true, true, "a finite number > 1"};
 
+/// 2^53, the largest integer flag value: every integer up to it is exact in
+/// a double, and counts pass through doubles on the way.
+inline constexpr double kMaxInteger = 9007199254740992.0;
+
 /// The most items one list flag may expand to.
 inline constexpr std::size_t kMaxListItems = 1'000'000;
 

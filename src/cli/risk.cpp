@@ -46,7 +46,8 @@ std::string prior_key(double prior) {
 }
 
 int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
-  auto loaded = load_run_for_accountants(f.spec, f.run, f.accountant, out, err);
+  auto loaded =
+      load_run_for_accountants(f.spec, f.run, f.accountant, out, err, /*states_epsilon=*/false);
   if (!loaded) return kOk;  // --print-spec
   RunEvent& run = loaded->run;
   const AccountantChoice& choice = loaded->choice;
@@ -147,10 +148,16 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
 
 std::vector<double> curve_fprs(double smallest) {
   const double lo = std::min(kCurveSmallestFpr, smallest);
+  // Evenly spaced in log space, from the logs: kCurveLargestFpr / lo
+  // overflows for a subnormal lo. The ends are exact.
+  const double log_lo = std::log(lo), log_hi = std::log(kCurveLargestFpr);
   std::vector<double> x(kCurvePoints);
   for (int i = 0; i < kCurvePoints; ++i)
     x[static_cast<std::size_t>(i)] =
-        lo * std::pow(kCurveLargestFpr / lo, static_cast<double>(i) / (kCurvePoints - 1));
+        i == 0 ? lo
+        : i == kCurvePoints - 1
+            ? kCurveLargestFpr
+            : std::exp(log_lo + (log_hi - log_lo) * static_cast<double>(i) / (kCurvePoints - 1));
   return x;
 }
 

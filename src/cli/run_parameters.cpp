@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
@@ -246,8 +247,12 @@ ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& v) {
     }
     case ParamKind::count: {
       const double d = v.is_number() ? v.get<double>() : 0;
-      if (!(d >= 1 && d <= kMaxSteps) || d != std::floor(d))
-        throw UsageError(key + ": must be an integer >= 1");
+      // An integer literal is read exactly: 9007199254740993 is past the
+      // limit, not 2^53 (its nearest double).
+      if (d > kMaxSteps ||
+          (v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 53)))
+        throw UsageError(key + ": must be at most 2^53 = 9007199254740992");
+      if (!(d >= 1) || d != std::floor(d)) throw UsageError(key + ": must be an integer >= 1");
       return static_cast<std::int64_t>(d);
     }
     case ParamKind::choice: {

@@ -182,11 +182,13 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
                std::ostream& err) {
   const DpSgdRun run = derive(single_values(f.run), unknown);
   note_assumed_poisson(f.run, err);
-  const AccountantChoice choice = resolve(f.accountant);
+  const Measure measure = target_measure(f);
+  // A TPR target reads rdp's Renyi curve itself, not its conversion to
+  // (epsilon, delta); the advantage is delta at epsilon 0.
+  const AccountantChoice choice = resolve(f.accountant, {measure != Measure::tpr, false});
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);
   const SolveSettings settings = resolve_solve_flags(f.tolerance, f.max_sigma);
-  const Measure measure = target_measure(f);
   if (measure != Measure::epsilon)
     return run_risk_solver(f, name, unknown, measure, run, choice, settings, out, err);
   const auto targets = parse_list("--epsilon", f.epsilons, kNonNegative);

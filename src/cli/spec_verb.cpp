@@ -69,13 +69,17 @@ RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run) {
 
 std::optional<LoadedRun> load_run_for_accountants(const SpecFlags& spec, const DpSgdFlags& run,
                                                   const AccountantFlags& accountants,
-                                                  std::ostream& out, std::ostream& err) {
+                                                  std::ostream& out, std::ostream& err,
+                                                  bool states_epsilon) {
   const auto neighbouring = neighbouring_of(spec);
   if (spec.print) {
     print_spec(spec, run, out);
     return std::nullopt;
   }
-  LoadedRun loaded{load_run(spec, run), resolve(accountants)};
+  RunEvent event = load_run(spec, run);
+  const SettingsRead read{states_epsilon,
+                          states_epsilon && event.run && event.run->sampling == Sampling::shuffle};
+  LoadedRun loaded{std::move(event), resolve(accountants, read)};
   if (loaded.run.run) note_assumed_poisson(run, err);
   loaded.choice.options.neighbouring = neighbouring ? neighbouring : loaded.run.neighbouring;
   return loaded;

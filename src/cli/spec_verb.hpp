@@ -57,14 +57,17 @@ RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run);
 /// --print-spec prints the spec and gives nullopt; otherwise the run (from
 /// --spec or the DP-SGD flags, with the Poisson note on stderr) and the
 /// chosen accountants under the relation --neighbouring asks for, or the
-/// run's own.
+/// run's own. `states_epsilon`: the verb states epsilon or delta through
+/// answer() (which adds a shuffled run's lower bound, computed with pld),
+/// not only attack bounds; it decides the accountant settings read.
 struct LoadedRun {
   RunEvent run;
   AccountantChoice choice;
 };
 std::optional<LoadedRun> load_run_for_accountants(const SpecFlags& spec, const DpSgdFlags& run,
                                                   const AccountantFlags& accountants,
-                                                  std::ostream& out, std::ostream& err);
+                                                  std::ostream& out, std::ostream& err,
+                                                  bool states_epsilon = true);
 
 /// The question a verb asks about a loaded run: its event, its DP-SGD run
 /// (when not a spec file), the chosen accountants, ε at each δ of `targets`

@@ -673,7 +673,12 @@ class SweepWriter {
 
 int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   Settings s;
-  s.choice = resolve(f.accountant);
+  // Rows state epsilon (or solve for it) through answer(), which adds a
+  // shuffled run's lower bound with pld: --sampling shuffle, or any --input
+  // line, which may say so.
+  s.choice =
+      resolve(f.accountant,
+              {true, !f.input.empty() || (f.run.sampling_given && f.run.sampling == "shuffle")});
   s.solve = resolve_solve_flags(f.tolerance, f.max_sigma);
   const report::Format format = resolve(f.output);
   const Unknown unknown = unknown_of(f.solve);

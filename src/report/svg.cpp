@@ -42,8 +42,10 @@ std::string num(double v) {
   return buf;
 }
 
-std::string tick_label(double v) {
-  if (std::abs(v) < 1e-12) return "0";
+std::string tick_label(double v, bool log) {
+  // A linear axis's 0 may come out of its arithmetic as 1e-17; a log axis's
+  // ticks are powers of ten, never 0.
+  if (!log && std::abs(v) < 1e-12) return "0";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -80,12 +82,18 @@ std::vector<double> linear_ticks(double& lo, double& hi) {
 }
 
 /// Log ticks at powers of ten (and 2, 5 times them when the range is short).
+/// The most decades a log axis labels (more are thinned to every k-th).
+constexpr int kMaxDecadeTicks = 12;
+
 std::vector<double> log_ticks(double lo, double hi) {
   std::vector<double> ticks;
   const int a = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
   const int b = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
   const bool dense = b - a <= 2;
-  for (int e = a; e <= b; ++e)
+  // At most about kMaxDecadeTicks decades labelled (a range down to 1e-300
+  // would crowd hundreds of labels): every step-th decade.
+  const int step = std::max(1, (b - a + kMaxDecadeTicks - 1) / kMaxDecadeTicks);
+  for (int e = a; e <= b; e += step)
     for (double m : dense ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
       const double t = m * std::pow(10.0, e);
       if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) ticks.push_back(t);
@@ -108,7 +116,9 @@ Axis make_axis(const std::vector<double>& values, bool log, bool from_zero) {
     }
     // A range of a decade or more ends on whole decades, each one a tick.
     if (hi >= 10 * lo) {
-      lo = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
+      // A decade below the smallest double (10^-324) is 0: lo stays.
+      const double decade = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
+      if (decade > 0) lo = decade;
       hi = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
     }
     axis.lo = lo;
@@ -180,10 +190,10 @@ void render_svg(const Chart& c, std::ostream& out) {
   out << "</g>\n<g fill=\"#333\">\n";
   for (double t : ax.ticks)
     out << "<text x=\"" << num(px(t)) << "\" y=\"" << num(top + ph + 18)
-        << "\" text-anchor=\"middle\">" << tick_label(t) << "</text>\n";
+        << "\" text-anchor=\"middle\">" << tick_label(t, ax.log) << "</text>\n";
   for (double t : ay.ticks)
     out << "<text x=\"" << num(left - 8) << "\" y=\"" << num(py(t) + 4) << "\" text-anchor=\"end\">"
-        << tick_label(t) << "</text>\n";
+        << tick_label(t, ay.log) << "</text>\n";
   out << "</g>\n";
   out << "<rect x=\"" << num(left) << "\" y=\"" << num(top) << "\" width=\"" << num(pw)
       << "\" height=\"" << num(ph) << "\" fill=\"none\" stroke=\"#333\"/>\n";

@@ -222,19 +222,280 @@ TEST_CASE("messages name the flag as typed and a stray word as such") {
   // The long name when it was typed.
   check({"epsilon", "--sampling-rate", "2", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
         "--sampling-rate: must be a number in [0, 1], got '2'");
-  // A word after the flags is read as another value of the last flag: said so.
-  const std::string stray =
-      " (dpbudget takes no positional words: 'extra_positional' after a flag's value is read as "
-      "another value of it)";
+  // A word after the flags is an unexpected argument, named with the flag it
+  // follows as typed, whether the flag takes lists (read as a second value)
+  // or one value (left over by the parser); not a bad value of the flag.
+  const std::string no_positional =
+      " (dpbudget takes no positional words; give a flag several values as a comma list)";
   check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5",
          "extra_positional"},
-        "--delta: must be a number in (0, 1), got 'extra_positional'" + stray);
+        "unexpected argument 'extra_positional' after --delta" + no_positional);
   check({"epsilon", "-q", "0.01", "extra_positional", "--sigma", "1", "--steps", "100", "--delta",
          "1e-5"},
-        "-q (--sampling-rate): must be a number in [0, 1], got 'extra_positional'" + stray);
-  // A bad first value is only that.
+        "unexpected argument 'extra_positional' after -q" + no_positional);
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta=1e-5", "extra"},
+        "unexpected argument 'extra' after --delta" + no_positional);
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5", "--format",
+         "json", "extra"},
+        "unexpected argument 'extra' after --format" + no_positional);
+  check({"compose", "--epsilon", "1", "--delta", "0", "--count", "10", "--target-delta", "1e-5",
+         "extra"},
+        "unexpected argument 'extra' after --target-delta" + no_positional);
+  // A bad first value is only that, and a flag repeated takes its value.
   check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "extra"},
         "--delta: must be a number in (0, 1), got 'extra'");
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5", "--delta",
+         "extra"},
+        "--delta: must be a number in (0, 1), got 'extra'");
+}
+
+TEST_CASE("a count past 2^53 names the limit, never a silent rounding") {
+  const auto check = [](const std::vector<std::string>& args, const std::string& message,
+                        const std::string& input = "") {
+    const auto r = dpb::test::run_dpbudget_args(args, input);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "dpbudget: error: " + message + "\n");
+  };
+  const std::string limit = "must be at most 2^53 = 9007199254740992, got ";
+  for (const char* steps : {"1e20", "1e400", "9007199254740993"})
+    check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", steps, "--delta", "1e-5"},
+          "--steps: " + limit + "'" + steps + "'");
+  // -T as typed, in a list and a range.
+  check({"sweep", "-q", "0.01", "--sigma", "1", "-T", "10,1e20", "--delta", "1e-5"},
+        "-T (--steps): " + limit + "'1e20'");
+  check({"sweep", "-q", "0.01", "--sigma", "1", "--steps", "1:1e30:1e29", "--delta", "1e-5"},
+        "--steps: " + limit + "'1:1e30:1e29'");
+  check({"gdp", "--mu", "1", "--delta", "1e-5", "--group", "1e20"}, "--group: " + limit + "'1e20'");
+  check({"audit", "--tp", "1e300", "--fn", "1", "--fp", "1", "--tn", "1"},
+        "--tp: " + limit + "'1e300'");
+  // 2^53 itself is a count; below 1 and fractions are still that.
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "0.5", "--delta", "1e-5"},
+        "--steps: must be an integer >= 1, got '0.5'");
+  // A JSON Lines integer is read exactly: 2^53 + 1 is past the limit.
+  for (const char* steps : {"9007199254740993", "1e20"})
+    check({"sweep", "--input", "-"},
+          std::string("--input: <stdin>:1: steps: must be at most 2^53 = 9007199254740992"),
+          std::string(R"({"sampling_rate": 0.01, "noise_multiplier": 1, "steps": )") + steps +
+              R"(, "delta": 1e-5})" + "\n");
+}
+
+TEST_CASE("huge or tiny legal inputs give the true answer, inf when it is past every double") {
+  const auto epsilon_of = [](const std::vector<std::string>& args) {
+    auto json_args = args;
+    json_args.insert(json_args.end(), {"--format", "json"});
+    const auto r = dpb::test::run_dpbudget_args(json_args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.err.find("error") == std::string::npos);
+    return nlohmann::json::parse(r.out)["results"];
+  };
+  // sigma 1e-300: each step's Gaussian has mu = 1/sigma = 1e300, whose
+  // epsilon at delta < 1/2 exceeds mu^2/2 = 5e599 (delta(mu^2/2) is about
+  // 1/2: Dong, Roth & Su 2022, Cor. 2.13); amplified by q, it stays above
+  // mu^2/2 + log q: past every double, so inf is the only upper bound.
+  for (const char* accountant : {"composition", "rdp", "gdp"}) {
+    INFO(accountant);
+    const auto rows = epsilon_of({"epsilon", "-q", "0.01", "--sigma", "1e-300", "--steps", "100",
+                                  "--delta", "1e-5", "--accountant", accountant});
+    CHECK(rows[0]["epsilon"] == "inf");
+  }
+  // k = 10 steps of epsilon 1e308 (pure): p = 1/(1 + e^eps) underflows, so
+  // with probability (1 - p)^k ~ 1 the loss is k eps and delta(eps') >=
+  // 1 - e^(eps' - k eps): delta 1e-5 needs eps' >= k eps - 1e-5 ~ 1e309,
+  // past every double. Basic, advanced and optimal all say inf.
+  {
+    const auto r = dpb::test::run_dpbudget_args(
+        std::vector<std::string>{"compose", "--epsilon", "1e308", "--delta", "0", "--count", "10",
+                                 "--target-delta", "1e-5", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto rows = nlohmann::json::parse(r.out)["results"];
+    REQUIRE(rows.size() == 3);
+    for (const auto& row : rows) CHECK(row["epsilon"] == "inf");
+  }
+  // mu 1e300: epsilon > mu^2/2 (as above), past every double. mu 1e150: the
+  // root lies in [mu^2/2, mu^2/2 - mu Phi^-1(delta)] (delta(eps) <=
+  // Phi(-eps/mu + mu/2) <= delta from the right end on), Phi^-1(1e-5) =
+  // -4.264890793922825 (50 digits: scipy.special.ndtri).
+  {
+    const auto huge = epsilon_of({"gdp", "--mu", "1e300", "--delta", "1e-5"});
+    CHECK(huge[0]["epsilon"] == "inf");
+    const auto large = epsilon_of({"gdp", "--mu", "1e150", "--delta", "1e-5"});
+    const double mu = 1e150, eps = large[0]["epsilon"].get<double>();
+    CHECK(eps >= mu * mu / 2);
+    CHECK(eps <= (mu * mu / 2 + 4.264890793922825 * mu) * (1 + 1e-12));
+  }
+  // A noise multiplier of the smallest double: the per-record one (sigma / k
+  // for a user of k records, sigma / 2 under replace-one) underflows, and the
+  // answer is the sigma -> 0 limit, inf (1/sigma^2 overflows long before).
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"epsilon", "-q", "0.01", "--sigma", "5e-324", "--steps", "1000", "--delta", "1e-5",
+            "--records-per-user", "3", "--accountant", "rdp,composition,pld"},
+           {"epsilon", "--dataset-size", "60000", "--batch-size", "600", "--sigma", "5e-324",
+            "--epochs", "2", "--delta", "1e-5", "--sampling", "without-replacement", "--accountant",
+            "rdp,composition"}}) {
+    for (const auto& row : epsilon_of(args)) CHECK(row["epsilon"] == "inf");
+  }
+  // With nothing sampled the limit is 0, not inf.
+  const auto none = epsilon_of({"epsilon", "-q", "0", "--sigma", "5e-324", "--steps", "1000",
+                                "--delta", "1e-5", "--records-per-user", "3"});
+  CHECK(none[0]["epsilon"].get<double>() == 0.0);
+  // A tiny per-step epsilon: k eps is subnormal; every method's bound is at
+  // most basic composition's k eps (rounded up by at most a few subnormal
+  // steps) and at least 0.
+  {
+    const auto r = dpb::test::run_dpbudget_args(
+        std::vector<std::string>{"compose", "--epsilon", "5e-324", "--delta", "1e-8", "--count",
+                                 "100", "--target-delta", "1e-5", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    for (const auto& row : nlohmann::json::parse(r.out)["results"]) {
+      CHECK(row["epsilon"].get<double>() >= 0);
+      CHECK(row["epsilon"].get<double>() <= 100 * 4.9406564584124654e-324 + 1e-321);
+    }
+  }
+}
+
+TEST_CASE("an accountant's limit or a derived value names the accountant, not an internal field") {
+  // Optimal composition evaluates at most 1e9 steps: named alone it is the
+  // error (naming the accountant and the theorem, not "count"); beside
+  // another accountant it is skipped with the same reason.
+  const std::string why =
+      "composition: optimal composition evaluates at most 1000000000 steps, this event has "
+      "2000000000 (advanced and basic composition, rdp and pld have no such limit)";
+  const auto alone = run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "2e9",
+                                   "--delta", "1e-5", "--accountant", "composition"});
+  CHECK(alone.status == 2);
+  CHECK(alone.out.empty());
+  CHECK(alone.err == "dpbudget: error: " + why + "\n");
+  const auto beside =
+      run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "2e9", "--delta", "1e-5",
+                    "--accountant", "rdp,composition", "--format", "json"});
+  CHECK(beside.status == 0);
+  CHECK(beside.err.find("dpbudget: warning: skipped " + why + "\n") != std::string::npos);
+  CHECK(nlohmann::json::parse(beside.out)["results"].size() == 1);
+  // Advanced composition has no such limit.
+  const auto advanced =
+      run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "2e9", "--delta", "1e-5",
+                    "--accountant", "composition", "--composition", "advanced"});
+  CHECK(advanced.status == 0);
+  // A false-positive rate of the smallest double: the risk curve's grid
+  // starts there (no internal "fpr" message, no crash), and the audit's one-run
+  // bound at a confidence of the smallest double is at least the one at 1/2
+  // (a lower confidence never lowers a lower bound).
+  const auto risk = run_dpbudget(
+      {"risk", "-q", "0.01", "--sigma", "1", "--steps", "100", "--fpr", "5e-324", "-o", "-"});
+  CHECK(risk.status == 0);
+  CHECK(risk.out.find("<svg") != std::string::npos);
+  CHECK(risk.out.find("</svg>") != std::string::npos);
+  // Its log axis labels each power of ten as itself (1e-297 was shown as "0").
+  CHECK(risk.out.find(">1e-297</text>") != std::string::npos);
+  const auto report =
+      run_dpbudget({"report", "--dataset-size", "60000", "--batch-size", "600", "--sigma", "1.1",
+                    "--epochs", "2", "--delta", "1e-5", "--fpr", "5e-324"});
+  CHECK(report.status == 0);
+  const auto one_run = [](const std::string& confidence) {
+    const auto r = run_dpbudget({"audit", "--canaries", "1000", "--guesses", "100", "--correct",
+                                 "90", "--confidence", confidence, "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out)["results"][0]["epsilon_lower"].get<double>();
+  };
+  CHECK(one_run("5e-324") >= one_run("0.5"));
+}
+
+TEST_CASE("an accountant setting no chosen accountant reads is refused, in every verb") {
+  const std::vector<std::vector<std::string>> verbs = {
+      {"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+      {"delta", "-q", "0.01", "--sigma", "1", "--steps", "100", "--epsilon", "1"},
+      {"sigma", "-q", "0.01", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
+      {"steps", "-q", "0.01", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"},
+      {"sampling-rate", "--sigma", "1", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
+      {"sweep", "-q", "0.01", "--sigma", "1,2", "--steps", "100", "--delta", "1e-5"},
+      {"plot", "-q", "0.01", "--sigma", "1", "--steps", "1:100", "--delta", "1e-5", "-o", "-"},
+      {"report", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+      {"risk", "-q", "0.01", "--sigma", "1", "--steps", "100"},
+      {"audit", "--tp", "6", "--fn", "4", "--fp", "1", "--tn", "9", "--delta", "1e-5", "-q", "0.01",
+       "--sigma", "1", "--steps", "100"},
+  };
+  // Each setting with accountants none of which reads it: one line naming
+  // the flag, the accountant that reads it and those chosen.
+  struct Case {
+    std::string flag, value, reader, chosen;
+  };
+  const std::vector<Case> cases = {
+      {"--conversion", "classic", "rdp", "pld"},
+      {"--orders", "2,3", "rdp", "gdp,pld"},
+      {"--pld-tolerance", "0.01", "pld", "rdp"},
+      {"--pld-interval", "0.01", "pld", "composition"},
+      {"--composition", "basic", "composition", "rdp,pld"},
+  };
+  for (const auto& verb : verbs)
+    for (const auto& c : cases) {
+      auto args = verb;
+      args.insert(args.end(), {c.flag, c.value, "--accountant", c.chosen});
+      const auto r = dpb::test::run_dpbudget_args(args);
+      INFO(args[0], " ", c.flag, ": ", r.err);
+      CHECK(r.status == 2);
+      CHECK(r.out.empty());
+      CHECK(r.err.substr(r.err.find("dpbudget: error: ")) ==
+            "dpbudget: error: " + c.flag + ": only the " + c.reader +
+                " accountant reads it, not among those chosen (" + c.chosen + "); add " + c.reader +
+                " to --accountant, or leave " + c.flag + " out\n");
+    }
+  // Without --accountant the default rdp is named as such; --accountant all
+  // reads every setting.
+  const auto by_default = run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100",
+                                        "--delta", "1e-5", "--composition", "basic"});
+  CHECK(by_default.status == 2);
+  CHECK(by_default.err ==
+        "dpbudget: error: --composition: only the composition accountant reads it, not among "
+        "those chosen (rdp, the default); add composition to --accountant, or leave "
+        "--composition out\n");
+  const auto all = run_dpbudget({"epsilon", "-q",
+                                 "0.01",    "--sigma",
+                                 "1",       "--steps",
+                                 "100",     "--delta",
+                                 "1e-5",    "--accountant",
+                                 "all",     "--conversion",
+                                 "classic", "--orders",
+                                 "2:64",    "--composition",
+                                 "basic",   "--pld-tolerance",
+                                 "0.01",    "--pld-interval",
+                                 "0.01"});
+  CHECK(all.status == 0);
+  // risk (and a TPR target) bound attacks from rdp's Renyi curve itself: its
+  // conversion to (epsilon, delta) is not read there.
+  const std::string rdp_curve =
+      "--conversion: rdp reads it only to state epsilon or delta; attack bounds come from the "
+      "Renyi curve itself (leave --conversion out)";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"risk", "-q", "0.01", "--sigma", "1", "--steps", "100", "--conversion", "classic"},
+           {"sigma", "-q", "0.01", "--steps", "100", "--max-tpr", "0.1", "--at-fpr", "0.01",
+            "--conversion", "classic"}}) {
+    const auto r = dpb::test::run_dpbudget_args(args);
+    INFO(args[0], ": ", r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.substr(r.err.find("dpbudget: error: ")) == "dpbudget: error: " + rdp_curve + "\n");
+  }
+  // A shuffled run's lower bound is computed with pld: its settings are read
+  // there whatever the accountants chosen.
+  const auto shuffled = run_dpbudget({"epsilon", "--dataset-size", "1000", "--batch-size", "10",
+                                      "--sigma", "1", "--epochs", "1", "--sampling", "shuffle",
+                                      "--delta", "1e-5", "--pld-tolerance", "0.05"});
+  CHECK(shuffled.status == 0);
+  // audit without a claimed run uses no accountant: an accountant flag there
+  // is refused.
+  const auto audit = run_dpbudget(
+      {"audit", "--tp", "6", "--fn", "4", "--fp", "1", "--tn", "9", "--accountant", "pld"});
+  CHECK(audit.status == 2);
+  CHECK(audit.out.empty());
+  CHECK(audit.err ==
+        "dpbudget: error: --accountant: only with the claimed run it compares with (the run "
+        "flags or --spec)\n");
 }
 
 TEST_CASE("control characters in echoed input are escaped in text output and messages") {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <boost/math/tools/roots.hpp>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -49,6 +48,10 @@ constexpr double kOptimalLogUlps = 16;
 /// (positive terms, ≤ u each relative to the sum once it has settled near
 /// the peak) and each factor's expm1 (≤ 2u): 16 with room.
 constexpr double kOptimalSumUlps = 16;
+/// The absolute rounding error of the gap ε' − (k − 2l)ε among subnormal
+/// numbers: a product and a difference, each off by up to half the smallest
+/// double there; two smallest doubles.
+constexpr double kSubnormalGapError = 2 * std::numeric_limits<double>::denorm_min();
 /// The advanced δ' nudge doubles its step from one ulp: 64 doublings reach any δ' ≤ 1.
 constexpr int kAdvancedNudgeSteps = 64;
 /// Ulps by which the advanced bound's ε is stepped up: ε·√(2k·(−log δ')) has
@@ -72,11 +75,8 @@ void check_k(std::int64_t k) {
   if (k < 0) throw InvalidParameter("count", "must be an integer >= 0");
 }
 
-/// A number in a NoSolution message: the shortest text that reads back as it.
-std::string shown(double v) {
-  char buf[32];
-  return {buf, std::to_chars(buf, buf + sizeof buf, v).ptr};
-}
+/// A number in a NoSolution message.
+std::string shown(double v) { return shown_number(v); }
 
 // --- Binomial probabilities, Loader (2000), "Fast and Accurate Computation of
 // Binomial Probabilities": log Bin(x; n, p) =
@@ -258,7 +258,10 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   // gap_err/(1 − e^{peak gap}) for the peak (accumulated in the sum below).
   const double u = outward::kUnitRoundoff;
   const double ref_err = kOptimalLogUlps * u * (std::abs(ref) + std::log(kd) + 1);
-  const double gap_err = 2 * u * (epsilon_total + kd * epsilon);
+  // Among subnormal numbers a rounding errs by up to half the smallest
+  // double, not by u relative: kSubnormalGapError more, so that the bound
+  // never underflows to 0 (times an overflowed weight, a NaN).
+  const double gap_err = 2 * u * (epsilon_total + kd * epsilon) + kSubnormalGapError;
   double weights = 1 / -std::expm1(epsilon_total - static_cast<double>(k - 2 * lo) * epsilon);
   // Sum outward from the peak. Past the peak each side decreases with ratios
   // that keep shrinking (log-concavity), so the rest of a side is at most
@@ -300,7 +303,10 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   const double sum_err = (2 * static_cast<double>(kResync) + kOptimalSumUlps) * u + kTailStop +
                          gap_err * weights / sum;
   const double ls = ref + std::log(sum);
-  return std::min(ls + ref_err + sum_err + u * std::abs(ls), 0.0);  // δ_opt ≤ 1
+  const double bound = ls + ref_err + sum_err + u * std::abs(ls);
+  // δ_opt ≤ 1; an error bound that overflowed (a gap next to 0, whose weight
+  // is past every double) leaves only that.
+  return bound < 0 ? bound : 0.0;
 }
 
 double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilon_total) {
@@ -339,9 +345,14 @@ double optimal_epsilon(double epsilon, double delta, std::int64_t k, double targ
   auto f = [&](double e) {
     return std::max(optimal_log_delta_sum(epsilon, k, e), kLogDeltaFloor) - log_need;
   };
+  // kε bounds the root (δ_opt(kε) = 0); where kε overflows, the bracket
+  // ends at the largest double and a root beyond it is ∞, the only upper
+  // bound a double holds (the exact kε exceeds every double).
+  const double top = std::min(kd * epsilon, std::numeric_limits<double>::max());
+  if (top < kd * epsilon && f(top) > 0) return kInf;
   std::uintmax_t iters = kSolverMaxIterations;
   const auto [lo_end, hi_end] = boost::math::tools::toms748_solve(
-      f, 0.0, kd * epsilon, boost::math::tools::eps_tolerance<double>(tolerance_bits), iters);
+      f, 0.0, top, boost::math::tools::eps_tolerance<double>(tolerance_bits), iters);
   (void)lo_end;
   // hi_end is the safe end (f ≤ 0). Check it against the full δ_total as
   // optimal_delta() computes it and step up until it meets the target, so that

@@ -206,7 +206,17 @@ CompositionAccountant::CompositionAccountant(const AccountantOptions& options)
     : method_(options.composition), relation_(options.neighbouring) {}
 
 std::optional<std::string> CompositionAccountant::unsupported_reason(const DpEvent& event) const {
-  return collect_steps(event, 1, step_, relation_).error;
+  const CollectedSteps c = collect_steps(event, 1, step_, relation_);
+  if (c.error) return c.error;
+  return count_reason(c.count);
+}
+
+std::optional<std::string> CompositionAccountant::count_reason(std::int64_t more) const {
+  const auto limit = max_count();
+  if (!limit || more <= *limit - count_) return std::nullopt;
+  return "composition: optimal composition evaluates at most " + std::to_string(*limit) +
+         " steps, this event has " + std::to_string(count_ + more) +
+         " (advanced and basic composition, rdp and pld have no such limit)";
 }
 
 void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
@@ -216,6 +226,7 @@ void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
   }
   const CollectedSteps c = collect_steps(event, count, step_, relation_);
   if (c.error) throw UnsupportedEvent(*c.error);
+  if (auto why = count_reason(c.count)) throw UnsupportedEvent(*why);
   const std::int64_t total = checked_count_sum(count_, c.count);
   step_ = c.step;
   count_ = total;

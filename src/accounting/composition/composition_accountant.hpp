@@ -49,6 +49,8 @@ class CompositionAccountant final : public Accountant {
 
  private:
   Guarantee base() const;
+  /// Why `more` steps beyond those composed exceed max_count(), or nullopt.
+  std::optional<std::string> count_reason(std::int64_t more) const;
 
   CompositionMethod method_;
   std::optional<Neighbouring> relation_;  ///< AccountantOptions::neighbouring

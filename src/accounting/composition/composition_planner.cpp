@@ -90,8 +90,10 @@ struct StepPlanner {
     if (is_epoch_sampling(s)) {
       // k unamplified releases per epoch (uses_per_epoch): k Gaussians
       // compose exactly to one at σ/√k (Dong, Roth & Su 2022, Cor. 3.3).
-      Step st{Step::Kind::gaussian, e.noise_multiplier / sensitivity(s) /
-                                        std::sqrt(static_cast<double>(uses_per_epoch(s)))};
+      Step st{Step::Kind::gaussian,
+              scaled_noise_multiplier(
+                  e.noise_multiplier,
+                  sensitivity(s) * std::sqrt(static_cast<double>(uses_per_epoch(s))))};
       st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
       return st;
     }
@@ -112,10 +114,11 @@ struct StepPlanner {
             std::string(to_string(*relation)));
       // Replace-one moves the clipped sum by up to 2 clipping norms: the
       // Gaussian's noise relative to its sensitivity is σ/2.
-      return Step{Step::Kind::sampled_gaussian, e.noise_multiplier / kReplaceOneSensitivity,
+      return Step{Step::Kind::sampled_gaussian,
+                  scaled_noise_multiplier(e.noise_multiplier, kReplaceOneSensitivity),
                   w->ratio(), true};
     }
-    Step st{Step::Kind::gaussian, e.noise_multiplier / sensitivity(s)};
+    Step st{Step::Kind::gaussian, scaled_noise_multiplier(e.noise_multiplier, sensitivity(s))};
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;
     return st;
   }
@@ -196,7 +199,8 @@ struct StepPlanner {
     // One record reaches at most `depth` node sums (Kairouz et al. 2021,
     // App. D): a Gaussian mechanism of L2 sensitivity s·√depth.
     const double depth = tree_aggregation_depth(e.step_counts);
-    Step st{Step::Kind::gaussian, e.noise_multiplier / (sensitivity(s) * std::sqrt(depth))};
+    Step st{Step::Kind::gaussian,
+            scaled_noise_multiplier(e.noise_multiplier, sensitivity(s) * std::sqrt(depth))};
     st.replace_one = *relation == Neighbouring::replace_one;
     return st;
   }

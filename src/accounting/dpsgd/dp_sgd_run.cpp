@@ -142,8 +142,8 @@ EventPtr dp_sgd_event(const DpSgdRun& run) {
       // k²/σ² (Dong, Roth & Su 2022, Cor. 3.3), one Gaussian at σ/k.
       return make_self_composed(
           epochs_started(run),
-          make_event(
-              ShuffledEvent{epoch_steps(run), make_gaussian(sigma / static_cast<double>(k))}));
+          make_event(ShuffledEvent{epoch_steps(run), make_gaussian(scaled_noise_multiplier(
+                                                         sigma, static_cast<double>(k)))}));
     case Sampling::balls_in_bins:
       if (k == 1)
         return make_self_composed(epochs_started(run),
@@ -155,7 +155,8 @@ EventPtr dp_sgd_event(const DpSgdRun& run) {
       std::int64_t releases = 0;
       if (__builtin_mul_overflow(epochs_started(run), run.participations, &releases))
         throw RunParameterError(F::participations, {F::participations, ": too many releases"});
-      return make_self_composed(releases, make_gaussian(sigma / static_cast<double>(k)));
+      return make_self_composed(
+          releases, make_gaussian(scaled_noise_multiplier(sigma, static_cast<double>(k))));
   }
   return nullptr;
 }

@@ -4,6 +4,7 @@
 // Factories validate their parameters (throwing InvalidParameter), so an
 // event that exists is well formed.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -457,6 +458,18 @@ EventPtr make_event(RandomAllocationEvent e);
 inline constexpr double kProbabilitySumTolerance = 1e-9;
 
 EventPtr make_gaussian(double noise_multiplier);
+
+/// σ/c, a noise multiplier (or a Laplace scale) divided by a sensitivity
+/// c >= 1 (replace-one's 2, a user's k records, √k releases). A positive σ
+/// whose quotient underflows to 0 is held at the smallest double: 0 is no
+/// noise at all (make_gaussian and the curves refuse it), and far above the
+/// smallest double (σ below about 1e-154, where 1/σ² overflows) every
+/// accountant's loss is already the σ → 0 limit (infinite, or 0 when nothing
+/// is sampled): the answer is that limit, as for σ itself that small.
+inline double scaled_noise_multiplier(double sigma, double c) {
+  const double s = sigma / c;
+  return s == 0 && sigma > 0 ? std::numeric_limits<double>::denorm_min() : s;
+}
 EventPtr make_laplace(double scale);
 EventPtr make_poisson_sampled(double sampling_probability, EventPtr event);
 EventPtr make_sampled_without_replacement(std::int64_t source_dataset_size,

@@ -43,7 +43,7 @@ inline MixtureDominance dominating_sampled_gaussian(const MixtureOfGaussiansEven
   if (c == 0) return {0, 1};
   // Probabilities that sum to 1 within make_event's tolerance may give q' a
   // hair above 1 in floating point: q' is a probability.
-  return {std::min(q, 1.0), e.standard_deviation / c};
+  return {std::min(q, 1.0), scaled_noise_multiplier(e.standard_deviation, c)};
 }
 
 /// Binomial(k, q) probabilities of 0..k, from log-gamma (finite for large

@@ -15,6 +15,8 @@ namespace dpb {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// The largest finite double: the upper end of a bracket that would overflow.
+constexpr double kLargest = std::numeric_limits<double>::max();
 
 void check_mu(double mu) {
   if (!(mu >= 0)) throw InvalidParameter("mu", "must be a number >= 0");
@@ -168,11 +170,15 @@ double gdp_epsilon(double mu, double delta) {
   log_target -= 2 * kUnitRoundoff * std::abs(log_target) + 4 * kExpUlps * kUnitRoundoff;
   if (gdp_log_delta(mu, 0) <= log_target) return 0;
   // δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ once ε ≥ μ²/2 − μ·Φ⁻¹(δ): an upper end of the bracket.
+  // For μ past ~1e154 that end overflows: the bracket then ends at the
+  // largest double, and a root beyond it (the exact ε exceeds every double)
+  // is reported as ∞, the only upper bound a double holds.
   double hi = mu * mu / 2 - mu * detail::norm_quantile(delta);
-  hi = std::max(hi * (1 + 1e-12), 1e-300);
+  hi = std::clamp(hi * (1 + 1e-12), 1e-300, kLargest);
   // Clamp log δ so that the solver never sees −inf (log of a double is ≥ −745).
   auto f = [&](double e) { return std::max(gdp_log_delta(mu, e), -3000.0) - log_target; };
-  for (int i = 0; f(hi) > 0 && i < 2000; ++i) hi *= 2;  // safety net for rounding
+  for (int i = 0; f(hi) > 0 && hi < kLargest && i < 2000; ++i)  // safety net for rounding
+    hi = std::min(hi * 2, kLargest);
   if (f(hi) > 0) return kInf;
   std::uintmax_t iters = 300;
   const auto [lo_end, hi_end] = boost::math::tools::toms748_solve(

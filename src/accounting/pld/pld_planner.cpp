@@ -150,7 +150,8 @@ struct PldPlanner {
       // One unamplified release per epoch (uses_per_epoch), a sound upper
       // bound for shuffled batches; the lower bound of a shuffled run is a
       // separate question (dp_sgd_run.hpp, shuffle_lower_bound_event).
-      return dominating(PldTerm{base_mechanism(kind, parameter / scale(), 1.0)});
+      return dominating(
+          PldTerm{base_mechanism(kind, scaled_noise_multiplier(parameter, scale()), 1.0)});
     if (const auto* a = std::get_if<AllocationSampling>(&s)) return allocation(parameter, *a);
     if (std::holds_alternative<WithoutReplacementSampling>(s))
       return Planned<PldTerm>::refuse(kWithoutReplacement);
@@ -159,7 +160,8 @@ struct PldPlanner {
       if (replace_one()) {
         // σ and b are relative to sensitivity 1; q = 1 is the unsampled release
         // at sensitivity 2.
-        if (p->probability == 1) return PldTerm{base_mechanism(kind, parameter / scale(), 1.0)};
+        if (p->probability == 1)
+          return PldTerm{base_mechanism(kind, scaled_noise_multiplier(parameter, scale()), 1.0)};
         if (kind == Kind::laplace)
           return Planned<PldTerm>::refuse(
               "pld: poisson_sampled laplace has no analysis under replace_one here (its REPLACE "
@@ -173,7 +175,7 @@ struct PldPlanner {
       // absent: Kairouz et al. 2021, Def. II.3), inferred.
       return PldTerm{base_mechanism(kind, parameter, p->probability)};
     }
-    return PldTerm{base_mechanism(kind, parameter / scale(), 1.0)};
+    return PldTerm{base_mechanism(kind, scaled_noise_multiplier(parameter, scale()), 1.0)};
   }
   Planned<PldTerm> operator()(const GaussianEvent& e, const LeafSampling& s) const {
     return base(Kind::gaussian, e.noise_multiplier, s);
@@ -326,8 +328,9 @@ struct PldPlanner {
     // that the record is sampled and kept), into it.
     const double q2 = std::min(1.0, std::exp(log_binomial_tail(n, q, b + 1) - log_t) *
                                         static_cast<double>(b) / static_cast<double>(n));
-    pld::Mechanism truncated = q2 > 0 ? base_mechanism(Kind::gaussian_replace, sigma / 2, q2)
-                                      : atoms_mechanism({{0.0, 1.0}});
+    pld::Mechanism truncated =
+        q2 > 0 ? base_mechanism(Kind::gaussian_replace, scaled_noise_multiplier(sigma, 2), q2)
+               : atoms_mechanism({{0.0, 1.0}});
     pld::Mechanism m;
     m.kind = Kind::blend;
     m.weights = {1 - t, t};

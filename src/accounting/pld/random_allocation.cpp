@@ -383,8 +383,8 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
     const double g = loss_resolution / kLossGridPerStep;
     if (std::min(h * std::sqrt(std::log(1 / kTailMass) / (2 * t)), h / 2) > kMaxLossError)
       throw InvalidParameter(
-          "noise_multiplier",
-          "balls-in-bins with noise multiplier " + std::to_string(sigma) +
+          "pld",
+          "balls-in-bins with noise multiplier " + shown_number(sigma) +
               " needs a grid finer than this accountant holds (the likelihood ratio's tail is "
               "too heavy): use a larger noise multiplier, or rdp/gdp/composition (no "
               "amplification)");
@@ -463,8 +463,8 @@ RandomAllocationPlds random_allocation_plds(std::int64_t steps, double sigma,
     std::tie(out.upper.add_atoms, out.lower.add_atoms) = add_lists.get();
     return out;
   }
-  throw InvalidParameter("num_steps", "balls-in-bins over " + std::to_string(steps) +
-                                          " steps needs a wider window than this accountant holds");
+  throw InvalidParameter("pld", "balls-in-bins over " + std::to_string(steps) +
+                                    " steps needs a wider window than this accountant holds");
 }
 
 }  // namespace dpb

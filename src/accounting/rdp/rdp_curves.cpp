@@ -92,10 +92,10 @@ std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orde
   };
   switch (t.kind) {
     case RdpTerm::Kind::gaussian:
-      each([&](double a) { return rdp_gaussian(t.parameter / s, a); });
+      each([&](double a) { return rdp_gaussian(scaled_noise_multiplier(t.parameter, s), a); });
       break;
     case RdpTerm::Kind::laplace:
-      each([&](double a) { return rdp_laplace(t.parameter / s, a); });
+      each([&](double a) { return rdp_laplace(scaled_noise_multiplier(t.parameter, s), a); });
       break;
     case RdpTerm::Kind::poisson_gaussian:
       if (ro) throw UnsupportedEvent(kRdpMixedRelations);
@@ -135,7 +135,8 @@ std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orde
       // (one per level of the one tree it is in), each with Gaussian noise σ,
       // so the vector of node sums is a Gaussian mechanism of L2 sensitivity
       // s·√depth: ρ(α) = α·depth·s²/(2σ²).
-      const double sigma_eff = t.parameter / (s * std::sqrt(static_cast<double>(t.buckets)));
+      const double sigma_eff =
+          scaled_noise_multiplier(t.parameter, s * std::sqrt(static_cast<double>(t.buckets)));
       each([&](double a) { return std::nextafter(rdp_gaussian(sigma_eff, a), kInf); });
       break;
     }
@@ -161,9 +162,9 @@ std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orde
       const double k = static_cast<double>(t.buckets);
       const double q_any = -std::expm1(k * std::log1p(-t.ratio));
       // A copy: the second look-up may evict the first curve from the cache.
-      const std::vector<double> dominated = poisson_gaussian_curve(q_any, t.parameter / k, orders);
+      const std::vector<double> dominated = poisson_gaussian_curve(q_any, scaled_noise_multiplier(t.parameter, k), orders);
       const std::vector<double>& split =
-          poisson_gaussian_curve(t.ratio, t.parameter / std::sqrt(k), orders);
+          poisson_gaussian_curve(t.ratio, scaled_noise_multiplier(t.parameter, std::sqrt(k)), orders);
       for (std::size_t i = 0; i < orders.size(); ++i) {
         const double a = orders[i];
         const double slack =

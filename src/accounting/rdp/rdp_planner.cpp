@@ -54,7 +54,8 @@ struct RdpPlanner {
       // k unamplified releases per epoch (uses_per_epoch): a Gaussian whose
       // RDP is k·α/(2σ²), i.e. σ/√k (Mironov 2017, Prop. 7 and composition).
       return make_term(RdpTerm::Kind::gaussian,
-                       e.noise_multiplier / std::sqrt(static_cast<double>(uses_per_epoch(s))));
+                       scaled_noise_multiplier(e.noise_multiplier,
+                                               std::sqrt(static_cast<double>(uses_per_epoch(s)))));
     if (const auto* p = std::get_if<PoissonSampling>(&s)) {
       if (relation == Neighbouring::replace_one)
         return P::refuse(

@@ -179,7 +179,12 @@ double one_run_p_value(std::int64_t m, std::int64_t r, std::int64_t v, double ep
 
 double one_run_epsilon_lower(std::int64_t m, std::int64_t r, std::int64_t v, double confidence,
                              double delta) {
-  const double target = 1 - confidence;
+  if (!(confidence > 0 && confidence < 1))
+    throw InvalidParameter("confidence", "must be in (0, 1)");
+  // 1 − confidence rounds to 1 for a confidence below 2^-54: the double below
+  // 1 stands for a higher confidence, whose bound is lower and so holds at
+  // the confidence asked.
+  const double target = std::min(1 - confidence, std::nextafter(1.0, 0.0));
   check_level(target);
   if (one_run_p_value(m, r, v, 0, delta) >= target) return 0;  // not even ε = 0 rejected
   double lo = 0, hi = 1;                                       // p(lo) < target ≤ p(hi)
