@@ -115,8 +115,8 @@ struct StepPlanner {
       // Replace-one moves the clipped sum by up to 2 clipping norms: the
       // Gaussian's noise relative to its sensitivity is σ/2.
       return Step{Step::Kind::sampled_gaussian,
-                  scaled_noise_multiplier(e.noise_multiplier, kReplaceOneSensitivity),
-                  w->ratio(), true};
+                  scaled_noise_multiplier(e.noise_multiplier, kReplaceOneSensitivity), w->ratio(),
+                  true};
     }
     Step st{Step::Kind::gaussian, scaled_noise_multiplier(e.noise_multiplier, sensitivity(s))};
     st.replace_one = leaf_relation(s) == Neighbouring::replace_one;

@@ -59,7 +59,8 @@ struct GdpPlanner {
       const double q = w->ratio();
       if (q == 0) return GdpTerm{0, false};
       // Replace-one: sensitivity 2 clipping norms, i.e. noise σ/2 (as RDP).
-      return GdpTerm{gdp_clt_mu_uniform(q, scaled_noise_multiplier(sigma, kReplaceOneSensitivity), 1), true};
+      return GdpTerm{
+          gdp_clt_mu_uniform(q, scaled_noise_multiplier(sigma, kReplaceOneSensitivity), 1), true};
     }
     // μ = Δ/σ exactly (Dong, Roth & Su 2022, Thm 2.7), Δ = 2 under replace-one.
     return GdpTerm{sensitivity() / sigma};

@@ -162,9 +162,10 @@ std::vector<double> term_curve(const RdpTerm& t, const std::vector<double>& orde
       const double k = static_cast<double>(t.buckets);
       const double q_any = -std::expm1(k * std::log1p(-t.ratio));
       // A copy: the second look-up may evict the first curve from the cache.
-      const std::vector<double> dominated = poisson_gaussian_curve(q_any, scaled_noise_multiplier(t.parameter, k), orders);
-      const std::vector<double>& split =
-          poisson_gaussian_curve(t.ratio, scaled_noise_multiplier(t.parameter, std::sqrt(k)), orders);
+      const std::vector<double> dominated =
+          poisson_gaussian_curve(q_any, scaled_noise_multiplier(t.parameter, k), orders);
+      const std::vector<double>& split = poisson_gaussian_curve(
+          t.ratio, scaled_noise_multiplier(t.parameter, std::sqrt(k)), orders);
       for (std::size_t i = 0; i < orders.size(); ++i) {
         const double a = orders[i];
         const double slack =
