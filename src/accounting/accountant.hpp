@@ -1,8 +1,8 @@
 #pragma once
 // One interface for every accountant (after dp_accounting's PrivacyAccountant):
 // an accountant is fed events with compose() and then answers epsilon(δ) or
-// delta(ε) for everything composed so far. A new accountant is one new file
-// plus one line in registry.cpp.
+// delta(ε) for everything composed so far. A new accountant is a folder of its
+// own plus one line in registry.cpp (ARCHITECTURE.md, "Adding an accountant").
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -131,7 +131,7 @@ class Accountant {
   virtual Guarantee delta(double epsilon) const = 0;
   /// Bounds on any membership-inference attack at each false-positive rate
   /// in (0, 1) (AttackBounds). The default reads this accountant's privacy
-  /// profile δ(ε) on a grid of ε (attack_risk.cpp); accountants with a
+  /// profile δ(ε) on a grid of ε (accountant.cpp); accountants with a
   /// tighter characterisation override it.
   virtual AttackBounds attack_bounds(std::span<const double> fprs) const;
   /// A closed-form guess of the largest n with ε(n-fold `step`) ≤ epsilon at

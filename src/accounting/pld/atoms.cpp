@@ -1,4 +1,4 @@
-// Stages (1) and (2) of the PLD method (pld_internal.hpp) for privacy losses
+// Stages (1) and (2) of the PLD method (internal.hpp) for privacy losses
 // that take finitely or countably many values: point masses (atoms) of P-mass
 // p at loss l (Q-mass p·e^{−l}), and P-mass at +∞.
 //

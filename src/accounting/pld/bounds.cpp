@@ -1,7 +1,7 @@
 // Reading the composed loss (pld.hpp, ComposedLoss): δ(ε) and ε(δ) of the
 // discrete distribution, turned into sound bounds on the true profile. The
 // upper bound adds the error terms of stages (2), (4) and (5) of the PLD
-// method (pld_internal.hpp); the lower bound is stage (3), the coupling
+// method (internal.hpp); the lower bound is stage (3), the coupling
 // (in the spirit of Gopi, Lee & Wutschitz 2021, Thm 5.1) with Bernstein's
 // inequality for the randomised rounding.
 #include <algorithm>

@@ -1,9 +1,9 @@
-// Stages (4) and (5) of the PLD method (pld_internal.hpp): composition by FFT
+// Stages (4) and (5) of the PLD method (internal.hpp): composition by FFT
 // (one forward transform per distinct release, Π_c X_c^{T_c} pointwise in
 // log-polar form, one inverse transform) and the round-off bound of the result
 // (Higham 2002, §24.1 and Thm 24.2). The window comes from
-// pld_tail_window.cpp; with few coefficients left the result stays in the
-// spectral form of pld_spectrum.cpp.
+// tail_window.cpp; with few coefficients left the result stays in the
+// spectral form of spectrum.cpp.
 #include <algorithm>
 #include <bit>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Stages (1) and (2) of the PLD method (pld_internal.hpp): one release of a
+// Stages (1) and (2) of the PLD method (internal.hpp): one release of a
 // mechanism, its privacy loss through exact CDF differences, and its
 // connect-the-dots discretisation (Doroshenko et al. 2022, Alg. 1 / Thm 4.3),
 // with the split variance that the coupling lower bound (3) needs.

@@ -5,15 +5,15 @@
 // Method and error terms, one numbered stage per file (the numbers are cited
 // in the code; docs/pld.md restates each, from docs/pld.md#one-release to
 // docs/pld.md#refinement):
-//   (1), (2)  one release, connect-the-dots         pld_discretise.cpp,
-//                                                   pld_mixture.cpp, pld_atoms.cpp
-//   (3)       lower bound by coupling; reading      pld_bounds.cpp
+//   (1), (2)  one release, connect-the-dots         discretise.cpp,
+//                                                   mixture.cpp, atoms.cpp
+//   (3)       lower bound by coupling; reading      bounds.cpp
 //             δ(ε) and ε(δ) off the composed loss
-//   (4)       composition by FFT                    pld_compose.cpp
-//   (4)       the window, by Chernoff bounds        pld_tail_window.cpp
-//   (4), (5)  few coefficients (spectral form)      pld_spectrum.cpp
-//   (5)       round-off                             pld_compose.cpp, pld_spectrum.cpp
-//   (6)       refinement loop, the interval         pld_refine.cpp
+//   (4)       composition by FFT                    compose.cpp
+//   (4)       the window, by Chernoff bounds        tail_window.cpp
+//   (4), (5)  few coefficients (spectral form)      spectrum.cpp
+//   (5)       round-off                             compose.cpp, spectrum.cpp
+//   (6)       refinement loop, the interval         refine.cpp
 //
 // (1) One release. With μ0 = base noise at 0, μ1 = at 1, μ = (1−q)μ0 + qμ1,
 //     the remove-direction loss is L(z) = log((1−q) + q·r(z)), r = dμ1/dμ0,
@@ -24,11 +24,11 @@
 //     differences of normal / Laplace CDFs, taken on the accurate side (erfc
 //     in the upper tail). The same holds for pairs of Gaussian mixtures with a
 //     monotone loss (the REPLACE pair of a Poisson-subsampled Gaussian, the
-//     mixture of Gaussians), inverted numerically (pld_mixture.cpp). Losses
+//     mixture of Gaussians), inverted numerically (mixture.cpp). Losses
 //     with point masses only (randomized response, the canonical (ε, δ) pair,
-//     discrete Laplace / Gaussian) are split atom by atom (pld_atoms.cpp), and
+//     discrete Laplace / Gaussian) are split atom by atom (atoms.cpp), and
 //     a release that reveals which of several pairs it used (a blend) is the
-//     weighted sum of their discretisations (pld_discretise.cpp). Mass at +∞
+//     weighted sum of their discretisations (discretise.cpp). Mass at +∞
 //     by definition (an atom at +∞) counts in both bounds.
 // (2) Connect-the-dots (Doroshenko et al. 2022, Alg. 1 / Thm 4.3): the P-mass p
 //     of a bucket B = (l, l+Δ] with Q-mass qB = ∫_B e^{−X} dP goes to l and
@@ -113,7 +113,7 @@ struct GridTooLarge : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// --- (1), (2) pld_discretise.cpp --------------------------------------------
+// --- (1), (2) discretise.cpp --------------------------------------------
 
 /// Throws InvalidParameter unless m is a valid mechanism.
 void validate(const Mechanism& m);
@@ -194,7 +194,7 @@ DiscreteLoss discretise_cdf(const Model& model, Direction d, double interval, do
   return out;
 }
 
-// --- (1), (2) further mechanisms: pld_mixture.cpp, pld_atoms.cpp ------------
+// --- (1), (2) further mechanisms: mixture.cpp, atoms.cpp ------------
 
 /// gaussian_replace and gaussian_mixture: Gaussian mixtures with a common
 /// standard deviation, loss inverted by a safeguarded solver.
@@ -209,7 +209,7 @@ DiscreteLoss discretise_atoms(const Mechanism& m, Direction d, double interval, 
 double exact_delta_atoms(const Mechanism& m, Direction d, double epsilon);
 void validate_atoms(const Mechanism& m);
 
-// --- (4) the window: pld_tail_window.cpp -------------------------------------
+// --- (4) the window: tail_window.cpp -------------------------------------
 
 /// Blocks of a discrete loss for Chernoff bounds: mass, mean loss, lowest and
 /// highest loss. On a block e^{λy} lies below its chord (convexity), so
@@ -231,12 +231,12 @@ struct CoarseSpectrum {
 
 /// One release discretised, with its Chernoff blocks and ψ(±λ) per λ: a pure
 /// function of (mechanism, direction, Δ, tail mass, grid limit), shared by
-/// every composition that asks for it (pld_tail_window.cpp remembers them).
+/// every composition that asks for it (tail_window.cpp remembers them).
 struct Release {
   DiscreteLoss loss;
   std::vector<Block> blocks;
   std::vector<double> mgf_up, mgf_down;  ///< ψ(λ), ψ(−λ) of one release
-  /// Computed on first use, once, from any thread (pld_spectrum.cpp): the
+  /// Computed on first use, once, from any thread (spectrum.cpp): the
   /// points of a series and a solver's iterates read the same release again.
   const CoarseSpectrum& coarse() const;
   /// X_k = Σ_j x_j e^{−2πi jk/n} at the listed k, by direct_dft(); each
@@ -278,7 +278,7 @@ Prepared prepare(std::span<const Component> components, Direction d, double inte
 std::pair<std::int64_t, std::int64_t> window(const Prepared& prep, double interval,
                                              double window_tail);
 
-// --- (3) reading the composed loss: pld_bounds.cpp -------------------------
+// --- (3) reading the composed loss: bounds.cpp -------------------------
 
 /// Upper bounds on the TPR at each FPR from the composed loss of every
 /// direction: min over a grid of ε ≥ 0 of the (ε, δ_up(ε)) two-line bound,
@@ -291,7 +291,7 @@ std::vector<double> tpr_upper(std::span<const ComposedLoss> directions,
 /// the lower δ bound (stage (3)).
 std::vector<double> tpr_lower(const ComposedLoss& direction, std::span<const double> fprs);
 
-// --- (4), (5) composition: pld_compose.cpp ----------------------------------
+// --- (4), (5) composition: compose.cpp ----------------------------------
 
 /// γ_N of (5) for an FFT of size n.
 double fft_gamma(std::size_t n);
@@ -310,7 +310,7 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
                           double tail_mass, double window_tail, std::size_t max_grid,
                           bool shared = false);
 
-// --- (4), (5) few coefficients: pld_spectrum.cpp ----------------------------
+// --- (4), (5) few coefficients: spectrum.cpp ----------------------------
 
 /// Error factor of direct_dft(): |X̂_k − X_k| ≤ direct_gamma(n)·‖x‖₁.
 double direct_gamma(std::size_t len);

@@ -1,10 +1,10 @@
-// Stages (1) and (2) of the PLD method (pld_internal.hpp) for pairs of
+// Stages (1) and (2) of the PLD method (internal.hpp) for pairs of
 // Gaussian mixtures with one common standard deviation s:
 //   P = Σ_i p_i N(a_i, s²),  Q = Σ_j r_j N(b_j, s²),
 // whose privacy loss (remove direction, z ∼ P)
 //   L(z) = log Σ_i p_i e^{(2 a_i z − a_i²)/(2s²)} − log Σ_j r_j e^{(2 b_j z − b_j²)/(2s²)}
 // is nondecreasing in z for the two pairs built here, so the CDF-based
-// connect-the-dots of pld_internal.hpp applies with L inverted numerically:
+// connect-the-dots of internal.hpp applies with L inverted numerically:
 //  - gaussian_replace: P = (1−q)N(0,σ²) + qN(1,σ²), Q = (1−q)N(0,σ²) + qN(−1,σ²),
 //    the REPLACE adjacency of a Poisson-subsampled Gaussian (Zhu, Dong &
 //    Wang 2022, "Optimal accounting of differential privacy via

@@ -8,7 +8,7 @@
 // (Koskela, Jälkö & Honkela 2020). Everything here works on one grid of loss
 // values l_k = kΔ and returns a sound interval [lower, upper] around the exact
 // ε(δ) (or δ(ε)); the method and its error terms are described stage by stage
-// in pld_internal.hpp, each stage implemented in one pld_*.cpp file.
+// in internal.hpp, each stage implemented in one pld_*.cpp file.
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +32,7 @@ struct Atom {
 
 /// One release of a mechanism, as a pair (P, Q) of output laws whose privacy
 /// loss is a monotone function of one real variable or takes finitely many
-/// values (pld_internal.hpp, stage (1)).
+/// values (internal.hpp, stage (1)).
 struct Mechanism {
   enum class Kind {
     gaussian,  ///< base N(0, σ²) vs N(1, σ²), optionally Poisson-subsampled (add/remove)

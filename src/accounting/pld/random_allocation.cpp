@@ -25,7 +25,7 @@
 //     λ > 0; the best of a log-spaced set), bounds that mass (ω_alias).
 //     Wrapped mass lands at a smaller S: a smaller loss in the remove
 //     direction, a larger one in the add direction.
-// (d) Round-off, as stage (5) of pld_internal.hpp (Higham 2002, §24.1): a
+// (d) Round-off, as stage (5) of internal.hpp (Higham 2002, §24.1): a
 //     forward coefficient is within ρ = γ_M·‖x‖₁ of the exact one (γ_M =
 //     8⌈log₂M⌉u); Â^n·B̂ is then within n·ρ·r_a^{n−1}·r_b + ρ_b·r_a^n of A^n·B
 //     (r = |Â| + ρ, telescoping), the log-polar power adds a relative
@@ -83,7 +83,7 @@ constexpr double kMaxLossError = 0.02;
 constexpr double kLossGridPerStep = 4;
 /// Chernoff parameters λ·h tried, log-spaced over [1e-8, 1] (ten per decade).
 constexpr int kLambdaTrials = 81;
-/// Round-off constants of pld_internal.hpp stage (5): ulps per FFT stage and
+/// Round-off constants of internal.hpp stage (5): ulps per FFT stage and
 /// of the log-polar power.
 constexpr double kFftStageUlps = 8;
 constexpr double kPowerUlps = 8;

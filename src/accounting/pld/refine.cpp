@@ -1,4 +1,4 @@
-// Stage (6) of the PLD method (pld_internal.hpp): the refinement loop. Both
+// Stage (6) of the PLD method (internal.hpp): the refinement loop. Both
 // directions are composed on a grid Δ (docs/pld.md#directions: the result is the max over
 // both), Δ shrinks until the interval [lower, upper] meets the tolerance, and
 // the loop stops with a note when the grid limit or the Δ-independent error
@@ -70,7 +70,7 @@ enum class Query { epsilon, delta };
 /// With `share` (Options::share_releases) the tail mass is rounded down to a
 /// power of two (a smaller tail is only more accurate), so that runs of
 /// nearby lengths discretise each release identically and share it
-/// (pld_tail_window.cpp remembers releases).
+/// (tail_window.cpp remembers releases).
 std::pair<double, double> tails(double total, Query query, double value, bool share) {
   const double scale = query == Query::epsilon ? value : kDeltaQueryScale;
   double tail = std::clamp(kTailShare * scale / (2 * total), kTinyProbability, kMaxTailMass);

@@ -1,4 +1,4 @@
-// Stages (4) and (5) of the PLD method (pld_internal.hpp), few-coefficient
+// Stages (4) and (5) of the PLD method (internal.hpp), few-coefficient
 // path: after many compositions only a few Fourier coefficients of the
 // composed loss are not negligible. They are located from a transform of each
 // release at its own size plus a Lipschitz bound (candidates), computed by

@@ -1,4 +1,4 @@
-// Stage (4) of the PLD method (pld_internal.hpp), its window: Chernoff bounds
+// Stage (4) of the PLD method (internal.hpp), its window: Chernoff bounds
 // on the composed discrete loss, P(S ≥ b) ≤ e^{−λb} Π_c M_c(λ)^{T_c}, with
 // each M_c bounded on blocks of the release's grid. They choose the window
 // that the circular convolution keeps and bound the mass it folds in.
