@@ -351,7 +351,8 @@ TEST_CASE("huge or tiny legal inputs give the true answer, inf when it is past e
                                  "100", "--target-delta", "1e-5", "--format", "json"});
     INFO(r.err);
     REQUIRE(r.status == 0);
-    for (const auto& row : nlohmann::json::parse(r.out)["results"]) {
+    const nlohmann::json j = nlohmann::json::parse(r.out);  // kept alive through the loop
+    for (const auto& row : j["results"]) {
       CHECK(row["epsilon"].get<double>() >= 0);
       CHECK(row["epsilon"].get<double>() <= 100 * 4.9406564584124654e-324 + 1e-321);
     }
