@@ -70,11 +70,16 @@ void fuzz_configs(const std::string& text, std::size_t lines) {
     if (e.line < 1 || e.line > lines) dpb::fuzz::fail("error line number", std::to_string(e.line));
     if (e.message.empty()) dpb::fuzz::fail("empty error message", text);
     check_shown("error message shows a control character", e.message);
-    // "did you mean K?" names a key a line may hold.
+    // "KEY: unknown key; did you mean K?" names a key a line may hold. KEY is
+    // the input's own text (it may hold these words too): the message's part
+    // starts at the last ": unknown key" (the allowed list after it holds only
+    // key names).
     const std::string_view m = e.message;
-    const auto at = m.find("did you mean ");
-    if (at != std::string_view::npos) {
-      const auto start = at + std::string_view("did you mean ").size();
+    constexpr std::string_view kUnknown = ": unknown key", kNear = "; did you mean ";
+    const auto unknown = m.rfind(kUnknown);
+    const auto at = unknown == std::string_view::npos ? unknown : unknown + kUnknown.size();
+    if (at != std::string_view::npos && m.substr(at, kNear.size()) == kNear) {
+      const auto start = at + kNear.size();
       const auto end = m.find('?', start);
       const std::string near(m.substr(start, end - start));
       if (end == std::string_view::npos || std::find(keys.begin(), keys.end(), near) == keys.end())
