@@ -109,11 +109,12 @@ TEST_CASE("run parameters: a choice parameter lists its choices, the others none
   }
 }
 
+// (The table's order, which run_parameter() indexes by, is a static_assert in
+// cli/run_parameters.hpp.)
 TEST_CASE("run parameters: names are unique, flags are listed in their CLI11 names") {
   for (std::size_t i = 0; i < kRunParameters.size(); ++i) {
     const auto& p = kRunParameters[i];
     CAPTURE(p.key);
-    CHECK(static_cast<std::size_t>(p.id) == i);  // run_parameter() indexes by id
     CHECK(std::string(p.names).find(p.flag) != std::string::npos);
     CHECK(!p.help.empty());
     for (std::size_t j = 0; j < i; ++j) {
@@ -256,5 +257,15 @@ TEST_CASE("derive: messages name flags or keys as asked") {
       CHECK(std::string(e.what()) ==
             std::string(batch) + ": must be <= " + dataset + " (5), got 10");
     }
+  }
+}
+
+TEST_CASE("sampling schemes: the results' name is the flag's choice with underscores") {
+  // Two spellings of one scheme (--sampling balls-in-bins; "sampling":
+  // "balls_in_bins" in results and messages about keys): they may not drift.
+  for (const auto& c : kSamplingChoices) {
+    std::string flag_name(c.name);
+    std::replace(flag_name.begin(), flag_name.end(), '-', '_');
+    CHECK(std::string(dpb::to_string(c.value)) == flag_name);
   }
 }

@@ -105,7 +105,7 @@ enum class RunParam {
   sampling,
   group_noise_multipliers,
   participations,
-  records_per_user,
+  records_per_user,  ///< the last: kRunParamCount counts up to it
 };
 inline constexpr std::size_t kRunParamCount =
     static_cast<std::size_t>(RunParam::records_per_user) + 1;
