@@ -21,6 +21,14 @@
 namespace dpb::cli {
 namespace {
 
+/// The mode of the run_cli() call on this thread (a verb's sweep workers
+/// never call flags_checked()).
+thread_local RunMode current_mode = RunMode::run;
+
+/// Thrown by flags_checked() in RunMode::check; not a std::exception, so no
+/// handler for errors takes it; run_cli() catches it and returns kOk.
+struct FlagsChecked {};
+
 constexpr const char* kExitStatusHelp =
     "Exit status: 0 ok; 1 a --max-epsilon budget was exceeded; 2 bad usage or input;\n"
     "3 no solution (e.g. the target cannot be met); 4 no sound upper bound to gate on;\n"
@@ -138,9 +146,29 @@ std::string as_typed(std::string what, const CLI::App* verb, int argc, const cha
   return what;
 }
 
+/// "unknown verb 'WORD'" with the nearest of `names`, or all of them.
+std::string unknown_verb(const std::string& word, const std::vector<std::string>& names) {
+  if (const auto near = closest_name(word, names))
+    return "unknown verb '" + word + "'; did you mean " + *near + "?";
+  std::string known;
+  for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+  return "unknown verb '" + word + "'; verbs: " + known;
+}
+
 }  // namespace
 
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+void flags_checked() {
+  if (current_mode == RunMode::check) throw FlagsChecked{};
+}
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, RunMode mode) {
+  struct ModeScope {
+    RunMode saved;
+    explicit ModeScope(RunMode m) : saved(current_mode) { current_mode = m; }
+    ~ModeScope() { current_mode = saved; }
+    ModeScope(const ModeScope&) = delete;
+    ModeScope& operator=(const ModeScope&) = delete;
+  } mode_scope(mode);
   CLI::App app{"dpbudget: privacy budget calculator for DP-SGD and noisy releases", "dpbudget"};
   app.footer(kExitStatusHelp);
   app.set_version_flag("--version", version_string());
@@ -179,6 +207,20 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (argc > 1 && std::string_view(argv[1]) == v.name) only = &v;
   // `dpbudget --version` alone needs no verb at all.
   const bool version_only = argc == 2 && std::string_view(argv[1]) == "--version";
+  // A first word that names no verb, with no word after it that could ask for
+  // help or the version (-h..., --help..., --version...: CLI11 answers those
+  // first), is an unknown verb: said from the table alone, as the parser
+  // would say it below, without building every verb's parser first.
+  if (!only && argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != kCompletionsVerb &&
+      std::none_of(argv + 2, argv + argc, [](std::string_view word) {
+        return word.starts_with("-h") || word.starts_with("--help") ||
+               word.starts_with("--version");
+      })) {
+    std::vector<std::string> names;
+    for (const auto& v : kVerbs) names.push_back(v.name);
+    err << "dpbudget: error: " << report::escape_control(unknown_verb(argv[1], names)) << '\n';
+    return kUsage;
+  }
   std::vector<Verb> verbs;
   std::vector<Verb> hidden;
   for (const auto& v : kVerbs) {
@@ -206,9 +248,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       names.push_back(v.command->get_name());
     }
     if (!verb && argc > 1 && argv[1][0] != '-') {
-      const auto near = closest_name(argv[1], names);
-      what = std::string("unknown verb '") + argv[1] + "'" +
-             (near ? "; did you mean " + *near + "?" : "; verbs: " + known);
+      what = unknown_verb(argv[1], names);
     } else if (const auto flag =
                    extras || !verb ? unknown_flag(app, verb, argc, argv) : std::nullopt) {
       what = *flag;
@@ -238,6 +278,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
           return status;
         }
     return kUsage;
+  } catch (const FlagsChecked&) {
+    return kOk;
   } catch (const WriteError& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kWriteFailed;

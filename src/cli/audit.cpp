@@ -180,6 +180,7 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
         resolve(f.accountant, {true, run.run && run.run->sampling == Sampling::shuffle});
     choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
     const Question question = make_question(run, choice, {delta}, /*solve_delta=*/false);
+    flags_checked();
     const Answer claimed = answer(question);
     for (const auto& why : claimed.skipped) warn(rep, "skipped " + why);
     for (const auto& w : claimed.warnings) warn(rep, w);

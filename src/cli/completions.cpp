@@ -253,7 +253,7 @@ void write_run_parameters(std::ostream& out) {
 Verb setup_completions(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
-      "completions",
+      kCompletionsVerb,
       "print shell completions generated from this parser: bash | zsh | fish | list | "
       "run-parameters\n"
       "  example: dpbudget completions bash > /etc/bash_completion.d/dpbudget");

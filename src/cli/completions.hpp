@@ -44,6 +44,8 @@ void write_run_parameters(std::ostream& out);
 
 /// The hidden verb `completions bash|zsh|fish|list`; needs the root app to
 /// walk when it runs (after every verb has been declared).
+/// The hidden verb's name (run_cli() checks a first word against it).
+inline constexpr const char* kCompletionsVerb = "completions";
 Verb setup_completions(CLI::App& app);
 
 }  // namespace dpb::cli

@@ -114,6 +114,7 @@ int run_compose(const ComposeFlags& f, std::ostream& out, std::ostream& err) {
                                    : parse_list("--target-delta", f.target_delta, kDelta);
   const auto method = parse_choice("--method", f.method, kComposeMethods);
   resolve(f.output);  // checks --format before any work
+  flags_checked();
 
   report::Report rep;
   rep.command = "compose";

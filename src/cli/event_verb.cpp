@@ -22,6 +22,7 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   std::optional<double> budget;
   if (!f.max_epsilon.empty()) budget = parse_real("--max-epsilon", f.max_epsilon, kNonNegative);
 
+  flags_checked();
   Question question = make_question(run, choice, targets, solve_delta);
   const Answer answer = dpb::answer(question);
   auto rep = answer_report(solve_delta ? "delta" : "epsilon", std::move(run.inputs), question,

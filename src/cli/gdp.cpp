@@ -39,6 +39,7 @@ int run_gdp(const GdpFlags& f, std::ostream& out, std::ostream& err) {
                                    : parse_list("--delta", f.delta, kOpenUnit);
   const std::int64_t group = optional_integer("--group", f.group, 1).value_or(1);
   resolve(f.output);  // checks --format before any work
+  flags_checked();
 
   report::Report rep;
   rep.command = "gdp";

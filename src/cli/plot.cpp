@@ -149,6 +149,7 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
     steps.push_back(t);
   }
 
+  flags_checked();
   report::Chart chart;
   chart.title = "privacy loss of a DP-SGD run";
   chart.x_label = by_epochs ? "epochs" : "steps";

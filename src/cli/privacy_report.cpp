@@ -306,6 +306,7 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   // accountants that give sound upper bounds for DP-SGD (rdp, pld, and gdp
   // where it is exact); composition, and gdp's central-limit approximation,
   // only when asked for (--accountant).
+  flags_checked();
   const bool defaulted = f.accountant.accountant.empty();
   Question question = make_question(run, choice, deltas, /*solve_delta=*/false);
   Answer answer;

@@ -68,6 +68,7 @@ int run_risk(const RiskFlags& f, std::ostream& out, std::ostream& err) {
   const std::vector<double> asked =
       drawing ? curve_fprs(*std::min_element(fprs.begin(), fprs.end())) : fprs;
   std::vector<AttackBounds> answers;
+  flags_checked();
   const Question question = make_question(run, choice, {}, /*solve_delta=*/false);
   for (auto& a : attack_bounds_each(question, asked)) {
     if (a.unsupported) {

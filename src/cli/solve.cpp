@@ -157,6 +157,7 @@ int run_risk_solver(const SolverFlags& f, const std::string& name, Unknown unkno
   } else {
     targets = parse_list("--max-advantage", f.max_advantage, kOpenUnit);
   }
+  flags_checked();
   report::Report rep;
   rep.command = name;
   add_inputs(rep.inputs, run, unknown);
@@ -194,6 +195,7 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
   const auto targets = parse_list("--epsilon", f.epsilons, kNonNegative);
   const auto deltas = parse_list("--delta", f.deltas, kOpenUnit);
 
+  flags_checked();
   report::Report rep;
   rep.command = name;
   add_inputs(rep.inputs, run, unknown);

@@ -713,6 +713,7 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
     source = jobs_from_flags(f, unknown, deltas, epsilons);
     note_assumed_poisson(f.run, err);
   }
+  flags_checked();
 
   report::Record inputs;
   add_inputs(inputs, s.choice);

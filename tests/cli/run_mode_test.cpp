@@ -1,0 +1,133 @@
+// RunMode::check (cli/errors.hpp), the command-line fuzzer's mode: a verb
+// parses and validates its flags and stops before it computes. Checked
+// against RunMode::run on the same command lines: a command both accept
+// writes nothing in check mode and its answer in run mode; a command run
+// mode refuses at a flag, check mode refuses with the same line and status.
+// Also: an unknown verb said from the verb table (without building every
+// verb's parser) is the message the parser's path gives.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "cli/errors.hpp"
+
+using namespace dpb::cli;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args, RunMode mode) {
+  args.insert(args.begin(), "dpbudget");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err, mode);
+  return {status, out.str(), err.str()};
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("check mode stops each verb that computes once its flags are valid") {
+  // One valid command per verb that calls flags_checked().
+  const std::vector<std::vector<std::string>> valid = {
+      {"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5"},
+      {"delta", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--epsilon", "1"},
+      {"sigma", "-q", "0.01", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
+      {"steps", "-q", "0.01", "--sigma", "1.1", "--epsilon", "1", "--delta", "1e-5"},
+      {"sampling-rate", "--sigma", "1.1", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
+      {"sweep", "-q", "0.01", "--sigma", "1:2:0.5", "--steps", "100", "--delta", "1e-5"},
+      {"compose", "--epsilon", "0.1", "--delta", "1e-8", "--count", "10", "--target-delta",
+       "1e-5"},
+      {"gdp", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5"},
+      {"plot", "-q", "0.01", "--sigma", "1.1", "--steps", "1:100", "--delta", "1e-5", "-o", "-"},
+      {"audit", "--tp", "55", "--fn", "45", "--fp", "45", "--tn", "55", "-q", "0.01", "--sigma",
+       "1.1", "--steps", "100", "--delta", "1e-5"},
+      {"risk", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--accountant", "rdp"},
+      {"report", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
+       "--accountant", "rdp"},
+  };
+  for (const auto& args : valid) {
+    INFO(joined(args));
+    const Result full = run(args, RunMode::run);
+    CHECK(full.status == kOk);
+    CHECK_FALSE(full.out.empty());
+    const Result checked = run(args, RunMode::check);
+    CHECK(checked.status == kOk);
+    CHECK(checked.out.empty());
+    CHECK(checked.err.find("error") == std::string::npos);
+  }
+}
+
+TEST_CASE("check mode refuses what run mode refuses, with the same line") {
+  const std::vector<std::vector<std::string>> refused = {
+      {"epsilon", "-q", "2", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5"},
+      {"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "100"},
+      {"delta", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--epsilon", "-1"},
+      {"sigma", "-q", "0.01", "--steps", "100", "--epsilon", "1", "--delta", "1"},
+      {"steps", "-q", "0.01", "--sigma", "0", "--epsilon", "1", "--delta", "1e-5"},
+      {"sweep", "-q", "0.01", "--sigma", "2:1:0.5", "--steps", "100", "--delta", "1e-5"},
+      {"sweep", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5", "--keep-going"},
+      {"compose", "--epsilon", "0.1", "--delta", "1e-8", "--target-delta", "1e-5"},
+      {"gdp", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--group", "0", "--delta",
+       "1e-5"},
+      {"plot", "-q", "0.01", "--sigma", "1.1", "--steps", "1:100", "--delta", "1e-5"},
+      {"audit", "--tp", "90", "--fn", "10", "--fp", "10", "--tn", "90", "-q", "0.01", "--sigma",
+       "1.1", "--steps", "100", "--delta", "0"},
+      {"risk", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--fpr", "0"},
+      {"report", "-q", "0.01", "--sigma", "1.1", "--steps", "100"},
+      {"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
+       "--accountant", "pld", "--conversion", "tight"},
+  };
+  for (const auto& args : refused) {
+    INFO(joined(args));
+    const Result full = run(args, RunMode::run);
+    CHECK(full.status == kUsage);
+    CHECK(full.out.empty());
+    REQUIRE(full.err.rfind("dpbudget: error: ", 0) == 0);
+    const Result checked = run(args, RunMode::check);
+    CHECK(checked.status == full.status);
+    CHECK(checked.err == full.err);
+    CHECK(checked.out.empty());
+  }
+}
+
+TEST_CASE("check mode: a run whose answer would take long returns at once, valid") {
+  // pld at a million steps: seconds to compute; check mode only validates.
+  const Result checked = run({"epsilon", "-q", "0.01", "--sigma", "0.6", "--steps", "1000000",
+                              "--delta", "1e-5", "--accountant", "pld"},
+                             RunMode::check);
+  CHECK(checked.status == kOk);
+  CHECK(checked.out.empty());
+}
+
+TEST_CASE("an unknown verb: the table's message is the parser's") {
+  // Without a help-like word the message comes from the verb table; with
+  // one that is not help (--helpx), from the parser's error path.
+  for (const std::string word : {"epsilom", "sigam", "xyzzy", "", "completion"}) {
+    INFO("verb '", word, "'");
+    const Result fast = run({word, "--x"}, RunMode::run);
+    const Result parsed = run({word, "--helpx"}, RunMode::run);
+    CHECK(fast.status == kUsage);
+    CHECK(parsed.status == kUsage);
+    CHECK(fast.err.rfind("dpbudget: error: unknown verb '" + word + "'", 0) == 0);
+    CHECK(fast.err == parsed.err);
+    CHECK(fast.out.empty());
+  }
+  // Help and the version still win after an unknown word, as before.
+  CHECK(run({"xyzzy", "--help"}, RunMode::run).status == kOk);
+  CHECK(run({"xyzzy", "-h"}, RunMode::run).status == kOk);
+  CHECK(run({"xyzzy", "--version"}, RunMode::run).out.rfind("dpbudget ", 0) == 0);
+}
