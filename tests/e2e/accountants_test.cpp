@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "run.hpp"
 
@@ -94,10 +95,58 @@ TEST_CASE("sampling without replacement: replace-one in every accountant that su
   const auto j = Json::parse(r.out);
   CHECK(j["inputs"]["sampling"] == "without_replacement");
   for (const auto& row : j["results"]) CHECK(row["neighbouring"] == "replace_one");
-  // PLD has no without-replacement analysis: skipped with a warning naming it.
-  CHECK(r.err.find("pld") != std::string::npos);
+  // PLD answers too: an interval whose lower end bounds the run
+  // (docs/pld.md#without-replacement), no accountant skipped.
+  bool pld = false;
+  for (const auto& row : j["results"])
+    if (row["accountant"] == "pld") {
+      pld = true;
+      CHECK(row["lower_end"] == "lower bound");
+      CHECK(row["epsilon_lower"].get<double>() <= row["epsilon"].get<double>());
+    }
+  CHECK(pld);
+  CHECK(r.err.find("skipped") == std::string::npos);
   const auto missing = run_dpbudget({"epsilon", "--sampling", "without-replacement", "-q", "0.01",
                                      "--sigma", "1", "--steps", "10", "--delta", "1e-5"});
   CHECK(missing.status == 2);
   CHECK(missing.err.find("--sampling") != std::string::npos);
+}
+
+TEST_CASE("fixed-size batches: the MNIST run of the README, between its attained pair and RDP") {
+  // N 60,000, B 256, 60 epochs, σ 1.1, δ 1e-5 (README, "Which sampling did
+  // your training loop do?"). The attained pair is the Poisson-sampled
+  // Gaussian at q = B/N and σ/2 (docs/pld.md#without-replacement), computed
+  // here by the Poisson path with those parameters.
+  auto run = [](std::vector<std::string> args) {
+    args.insert(args.end(), {"--delta", "1e-5", "--format", "json"});
+    const auto r = run_dpbudget(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return Json::parse(r.out)["results"];
+  };
+  const std::vector<std::string> mnist = {"--dataset-size", "60000", "--batch-size", "256",
+                                          "--epochs",       "60",    "--sigma",      "1.1"};
+  auto with = [&](std::vector<std::string> head) {
+    head.insert(head.end(), mnist.begin(), mnist.end());
+    return head;
+  };
+  const auto fixed =
+      run(with({"epsilon", "--sampling", "without-replacement", "--accountant", "pld,rdp"}));
+  const auto poisson = run(with({"epsilon", "--accountant", "pld"}));
+  // q = 256/60000 to 17 digits (the shortest round trip of the run's own q);
+  // T = ⌈60·60000/256⌉ = 14063.
+  const auto attained = run({"epsilon", "-q", "0.0042666666666666667", "--sigma", "0.55", "--steps",
+                             "14063", "--accountant", "pld"});
+  REQUIRE(fixed.size() == 2);
+  const auto& pld = fixed[0];
+  const auto& rdp = fixed[1];
+  CHECK(pld["accountant"] == "pld");
+  CHECK(pld["neighbouring"] == "replace_one");
+  CHECK(pld["lower_end"] == "lower bound");
+  const double lower = pld["epsilon_lower"].get<double>(), upper = pld["epsilon"].get<double>();
+  CHECK(lower <= attained[0]["epsilon"].get<double>());
+  CHECK(attained[0]["epsilon_lower"].get<double>() <= upper);
+  CHECK(upper <= rdp["epsilon"].get<double>());
+  // Poisson's figure is far below what fixed-size batches attain.
+  CHECK(poisson[0]["epsilon"].get<double>() < lower);
 }

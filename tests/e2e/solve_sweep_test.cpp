@@ -249,47 +249,41 @@ TEST_CASE("sweep --input: malformed lines name the line and key, --keep-going") 
 }
 
 TEST_CASE("sweep --accountant all: an accountant that cannot handle the run is named") {
-  // PLD has no analysis of sampling without replacement: its rows are left
-  // out, with one warning on stderr and a footnote, as in `epsilon --accountant all`.
-  const std::vector<std::string> run = {"sweep",
-                                        "--sampling",
-                                        "without-replacement",
-                                        "--dataset-size",
-                                        "1000",
-                                        "--batch-size",
-                                        "10",
-                                        "--sigma",
-                                        "1",
-                                        "--steps",
-                                        "100,200",
-                                        "--delta",
-                                        "1e-5",
-                                        "--accountant",
+  // GDP has no analysis of a user-level Poisson run (a mixture of Gaussians):
+  // its rows are left out, with one warning on stderr and a footnote, as in
+  // `epsilon --accountant all`.
+  const std::vector<std::string> run = {"sweep",   "--records-per-user",
+                                        "2",       "--dataset-size",
+                                        "1000",    "--batch-size",
+                                        "10",      "--sigma",
+                                        "1",       "--steps",
+                                        "100,200", "--delta",
+                                        "1e-5",    "--accountant",
                                         "all"};
   auto jsonl = run;
   jsonl.insert(jsonl.end(), {"--format", "jsonl"});
   const auto r = run_dpbudget(jsonl);
   CHECK(r.status == 0);
   const auto rows = json_lines(r.out);
-  CHECK(rows.size() == 6);  // rdp, gdp, composition at each of 2 step counts
-  for (const auto& row : rows) CHECK(row.at("accountant") != "pld");
+  CHECK(rows.size() == 6);  // rdp, composition, pld at each of 2 step counts
+  for (const auto& row : rows) CHECK(row.at("accountant") != "gdp");
   // Once, not once per row.
-  const std::string warning = "dpbudget: warning: skipped pld: sampled_without_replacement";
+  const std::string warning = "dpbudget: warning: skipped gdp: mixture_of_gaussians";
   CHECK(r.err.find(warning) != std::string::npos);
   CHECK(r.err.find(warning) == r.err.rfind(warning));
-  CHECK(run_dpbudget(run).out.find("warning: skipped pld") != std::string::npos);
+  CHECK(run_dpbudget(run).out.find("warning: skipped gdp") != std::string::npos);
   // The rows that are there are what `epsilon` computes for the same run.
-  const auto one = json_of(run_dpbudget(
-      {"epsilon", "--sampling", "without-replacement", "--dataset-size", "1000", "--batch-size",
-       "10", "--sigma", "1", "--steps", "100", "--delta", "1e-5", "--format", "json"}));
+  const auto one = json_of(run_dpbudget({"epsilon", "--records-per-user", "2", "--dataset-size",
+                                         "1000", "--batch-size", "10", "--sigma", "1", "--steps",
+                                         "100", "--delta", "1e-5", "--format", "json"}));
   CHECK(rows.at(0).at("accountant") == "rdp");
   CHECK(rows.at(0).at("epsilon").get<double>() ==
         one.at("results").at(0).at("epsilon").get<double>());
-  // pld alone cannot answer: exit 2 naming it.
+  // gdp alone cannot answer: exit 2 naming it.
   auto alone = run;
-  alone.back() = "pld";
+  alone.back() = "gdp";
   const auto refused = run_dpbudget(alone);
   CHECK(refused.status == 2);
   CHECK(refused.out.empty());
-  CHECK(refused.err.find("pld: sampled_without_replacement") != std::string::npos);
+  CHECK(refused.err.find("gdp: mixture_of_gaussians") != std::string::npos);
 }

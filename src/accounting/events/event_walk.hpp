@@ -199,13 +199,14 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
           walk(*e.event, planner, accountant, LeafSampling{PoissonSampling{e.sampling_probability}},
                "poisson_sampled", count, plan);
         } else if constexpr (std::is_same_v<T, SampledWithReplacementEvent>) {
-          // No accountant here has an analysis: a record can enter one batch
-          // several times, so its contribution (the sensitivity) is random
-          // and unbounded by the clipping norm.
+          // No accountant here has an analysis (docs/sampling.md#with-replacement):
+          // a record can enter one batch several times, so its contribution (the
+          // sensitivity) is random and unbounded by the clipping norm.
           plan.refusal = std::string(accountant) +
                          ": sampled_with_replacement is not supported: a record can be drawn "
                          "several times into one batch, and no analysis of that is implemented "
-                         "(use poisson_sampled or sampled_without_replacement)";
+                         "(for batches of exactly B distinct records use "
+                         "sampled_without_replacement, with rdp or pld; else poisson_sampled)";
         } else if constexpr (std::is_same_v<T, ShuffledEvent>) {
           // The relation is the one the accountant is asked for (replace_one
           // or replace_special: a shuffled epoch keeps the dataset size);

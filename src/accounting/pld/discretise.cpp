@@ -173,8 +173,70 @@ void validate(const Mechanism& m) {
         throw InvalidParameter("weights", "must sum to 1");
       return;
     }
+    case Mechanism::Kind::symmetrised:
+      if (m.parts.size() != 1 || m.parts[0].kind == Mechanism::Kind::symmetrised)
+        throw InvalidParameter("parts",
+                               "a symmetrised pair needs one pair, itself not symmetrised");
+      return validate(m.parts[0]);
   }
 }
+
+namespace {
+
+/// The symmetrised pair of docs/pld.md#symmetrised-pair on the grid: parts[0]'s remove-direction
+/// discretisation keeps its losses kΔ > 0 and its mass at +∞; each positive point's Q-mass
+/// e^{−kΔ}·m_k is mirrored to −kΔ (the pair is symmetric: its loss at −l has P-mass
+/// e^{−l} times that at l), and what is left of the unit mass sits at 0. The profile at ε ≥ 0
+/// is the discrete part's, which dominates the true part's (stage (2)); at ε < 0 it is
+/// 1 − e^ε + e^ε·δ(−ε), nondecreasing in δ(−ε); so the result dominates the true symmetrised
+/// pair, whose connect-the-dots discretisation it is (the mirror of a bucket's split keeps
+/// both of the mirrored bucket's masses).
+DiscreteLoss discretise_symmetrised(const Mechanism& m, double interval, double tail_mass,
+                                    std::size_t max_points) {
+  const DiscreteLoss base =
+      discretise_impl(m.parts[0], Direction::remove, interval, tail_mass, max_points);
+  const std::int64_t last = base.first_index + static_cast<std::int64_t>(base.mass.size()) - 1;
+  const std::int64_t top = std::max<std::int64_t>(last, 0);
+  DiscreteLoss out;
+  out.interval = interval;
+  out.first_index = -top;
+  out.mass.assign(static_cast<std::size_t>(2 * top + 1), 0.0);
+  // mass at 0 = P(L ≤ 0) − Q(L > 0) of the discrete part: two sums of non-negative terms,
+  // so the difference is accurate (its true value is ≥ 0 when the part's profile,
+  // symmetrised, is convex at ε = 0: docs/pld.md#symmetrised-pair).
+  double at_most_zero = 0, mirrored = 0;
+  for (std::size_t i = 0; i < base.mass.size(); ++i) {
+    const std::int64_t k = base.first_index + static_cast<std::int64_t>(i);
+    const double p = base.mass[i];
+    if (k <= 0) {
+      at_most_zero += p;
+      continue;
+    }
+    const double l = static_cast<double>(k) * interval;
+    const double q = p * std::exp(-l);
+    out.mass[static_cast<std::size_t>(top + k)] += p;
+    out.mass[static_cast<std::size_t>(top - k)] += q;
+    mirrored += q;
+  }
+  const double zero = at_most_zero - mirrored;
+  if (zero < 0)
+    throw InvalidParameter("noise_multiplier",
+                           "pld: the symmetrised pair of this release is not a pair of laws on "
+                           "the grid (its mass at loss 0 would be negative): use rdp");
+  out.mass[static_cast<std::size_t>(top)] += zero;
+  out.dropped_mass = base.dropped_mass;
+  out.infinite_mass = base.infinite_mass;
+  // Stage (3): the positive buckets split as in the part (their share of its split variance
+  // is at most all of it); each mirrored bucket has w̄(1 − w̄) ≤ 1/4 and their P-masses add up
+  // to the part's Q(L > 0) ≤ the mirrored mass plus the part's mass at 0.
+  const double base_zero = base.first_index <= 0 && last >= 0
+                               ? base.mass[static_cast<std::size_t>(-base.first_index)]
+                               : 0.0;
+  out.split_variance = base.split_variance + (mirrored + base_zero) / 4;
+  return out;
+}
+
+}  // namespace
 
 DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
                              std::size_t max_points) {
@@ -189,6 +251,9 @@ DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, d
     case Mechanism::Kind::discrete_laplace:
     case Mechanism::Kind::discrete_gaussian:
       return discretise_atoms(m, d, interval, tail_mass, max_points);
+    case Mechanism::Kind::symmetrised:
+      // Both directions: the pair is symmetric.
+      return discretise_symmetrised(m, interval, tail_mass, max_points);
     case Mechanism::Kind::blend:
       break;
   }
@@ -246,6 +311,8 @@ bool symmetric(const Mechanism& m) {
     case Mechanism::Kind::blend:
       return std::all_of(m.parts.begin(), m.parts.end(),
                          [](const Mechanism& p) { return symmetric(p); });
+    case Mechanism::Kind::symmetrised:
+      return true;
   }
   return false;
 }
@@ -259,6 +326,8 @@ double infinite_mass(const Mechanism& m, Direction d) {
   } else if (m.kind == Mechanism::Kind::blend) {
     for (std::size_t i = 0; i < m.parts.size(); ++i)
       s += m.weights[i] * infinite_mass(m.parts[i], d);
+  } else if (m.kind == Mechanism::Kind::symmetrised) {
+    s = infinite_mass(m.parts.at(0), Direction::remove);  // in both directions
   }
   return s;
 }
@@ -285,6 +354,14 @@ double exact_delta(const Mechanism& m, Direction d, double epsilon) {
       for (std::size_t i = 0; i < m.parts.size(); ++i)
         s += m.weights[i] * exact_delta(m.parts[i], d, epsilon);
       return s;
+    }
+    case Mechanism::Kind::symmetrised: {
+      // docs/pld.md#symmetrised-pair: the part's remove profile at ε ≥ 0, and at ε < 0
+      // H_{e^ε} = 1 − e^ε + e^ε·H_{e^{−ε}} (the pair is symmetric).
+      const Mechanism& part = m.parts.at(0);
+      if (epsilon >= 0) return exact_delta(part, Direction::remove, epsilon);
+      return -std::expm1(epsilon) +
+             std::exp(epsilon) * exact_delta(part, Direction::remove, -epsilon);
     }
   }
   // δ(ε) = P(X > ε) − e^ε Q(X > ε)   (Meiser & Mohammadi 2018, Lemma 5 form)

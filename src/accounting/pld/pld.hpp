@@ -43,6 +43,10 @@ struct Mechanism {
     discrete_laplace,   ///< DLap(a) + shift vs DLap(a) on the integers
     discrete_gaussian,  ///< N_Z(shift, σ²) vs N_Z(0, σ²) on the integers
     blend,              ///< weights[i] of parts[i], which the output reveals (a mixture of PLDs)
+    /// The symmetric pair whose profile at every ε ≥ 0 is parts[0]'s remove-direction
+    /// profile, in both directions (docs/pld.md#symmetrised-pair): it dominates every
+    /// ordered pair of a symmetric relation that parts[0] dominates at ε ≥ 0.
+    symmetrised,
   };
   Mechanism() = default;
   /// A base release: kind, its noise parameter, its sampling probability.
@@ -56,7 +60,7 @@ struct Mechanism {
   std::vector<double> weights;   ///< gaussian_mixture: p_i; blend: the parts' weights
   std::vector<Atom> atoms;       ///< atoms: remove direction (P = the first law)
   std::vector<Atom> add_atoms;   ///< atoms: add direction; empty = the same as `atoms`
-  std::vector<Mechanism> parts;  ///< blend
+  std::vector<Mechanism> parts;  ///< blend; symmetrised: the one pair it symmetrises
   bool operator==(const Mechanism&) const = default;
 };
 

@@ -42,19 +42,65 @@ PldAccountant::PldAccountant(const AccountantOptions& options) : relation_(optio
     throw InvalidParameter("pld_tolerance", "must be a finite number");
 }
 
+std::pair<std::optional<Neighbouring>, std::optional<std::string>> PldAccountant::relation_for(
+    const DpEvent& event) const {
+  if (relation_) return {relation_, std::nullopt};
+  // Inferred (docs/sampling.md#relations): sampled_without_replacement fixes
+  // replace_one, the other sampled events add_remove; unsampled releases hold
+  // under the relation fixed, so they are planned under it (a Gaussian's
+  // sensitivity is 2 under replace_one).
+  const Relations r = pld_plan(event, std::nullopt).relations;
+  const char* mixed =
+      "pld: cannot compose poisson_sampled or random_allocation (add/remove neighbouring) with "
+      "sampled_without_replacement (replace-one neighbouring) without a relation chosen: choose "
+      "neighbouring add_remove or replace_one";
+  if (r.mixed()) return {std::nullopt, std::string(mixed)};
+  if (r.replace_one) {
+    if (inferred_ == Neighbouring::add_remove) return {std::nullopt, std::string(mixed)};
+    if (unfixed_)
+      return {std::nullopt,
+              std::string("pld: sampled_without_replacement (replace-one neighbouring) after "
+                          "releases already composed under add_remove: choose neighbouring "
+                          "replace_one")};
+    return {Neighbouring::replace_one, std::nullopt};
+  }
+  if (r.add_remove && inferred_ == Neighbouring::replace_one)
+    return {std::nullopt, std::string(mixed)};
+  return {inferred_, std::nullopt};
+}
+
+Neighbouring PldAccountant::stated_relation() const {
+  return relation_.value_or(inferred_.value_or(Neighbouring::add_remove));
+}
+
 std::optional<std::string> PldAccountant::unsupported_reason(const DpEvent& event) const {
-  return pld_plan(event, relation_).refusal;
+  const auto [relation, why] = relation_for(event);
+  if (why) return why;
+  return pld_plan(event, relation).refusal;
 }
 
 void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
-  const Plan<PldTerm> plan = pld_plan(event, relation_);
+  const auto [relation, why] = relation_for(event);
+  if (why) throw UnsupportedEvent(*why);
+  const Plan<PldTerm> plan = pld_plan(event, relation);
   if (plan.refusal) throw UnsupportedEvent(*plan.refusal);
   if (count <= 0) return;
+  if (!relation_) {
+    if (plan.relations.replace_one) inferred_ = Neighbouring::replace_one;
+    if (plan.relations.add_remove) inferred_ = Neighbouring::add_remove;
+    if (!inferred_ && !plan.terms.empty()) unfixed_ = true;
+  }
   for (const auto& [term, n] : plan.terms) {
     if (n <= 0) continue;
     const std::int64_t times = checked_count_product(count, n);
     attained_ = attained_ && term.attained;
-    if (term.mechanism) components_.push_back({*term.mechanism, times});
+    if (term.mechanism) {
+      components_.push_back({*term.mechanism, times});
+      lower_components_.push_back({term.lower.value_or(*term.mechanism), times});
+      distinct_lower_ = distinct_lower_ || term.lower.has_value();
+    }
+    if (!term.note.empty() && std::find(notes_.begin(), notes_.end(), term.note) == notes_.end())
+      notes_.push_back(term.note);
     for (const auto& a : term.allocations) {
       std::int64_t& total = allocations_[{a.steps, a.noise_multiplier}];
       if (__builtin_add_overflow(total, checked_count_product(times, a.count), &total))
@@ -92,7 +138,7 @@ std::shared_ptr<const RandomAllocationPlds> allocation_plds(std::int64_t steps, 
 
 std::pair<std::vector<pld::Component>, std::vector<pld::Component>> PldAccountant::bounds_lists()
     const {
-  std::vector<pld::Component> upper = components_, lower = components_;
+  std::vector<pld::Component> upper = components_, lower = lower_components_;
   for (const auto& [key, epochs] : allocations_) {
     // Discretised now that the total count of each (t, σ) is known, so that a
     // count written as self_composed or as a list of copies is the same.
@@ -115,17 +161,18 @@ Guarantee PldAccountant::make_guarantee(const pld::Interval& interval) const {
   Guarantee g;
   g.accountant = "pld";
   g.bound = BoundKind::upper;
-  g.neighbouring = relation_.value_or(Neighbouring::add_remove);
+  g.neighbouring = stated_relation();
   g.details.emplace_back("pld_interval", interval.interval);
   g.add_count("pld_grid_size", static_cast<std::int64_t>(interval.grid));
   g.add_count("pld_refinements", interval.refinements);
   g.lower_end = attained_ ? LowerEnd::lower_bound : LowerEnd::accuracy;
   g.notes = interval.notes;
+  g.notes.insert(g.notes.end(), notes_.begin(), notes_.end());
   return g;
 }
 
 Guarantee PldAccountant::epsilon(double delta) const {
-  if (allocations_.empty()) {
+  if (allocations_.empty() && !distinct_lower_) {
     const pld::Interval r = pld::epsilon_interval(components_, delta, options_);
     Guarantee g = make_guarantee(r);
     g.epsilon = r.upper;
@@ -148,7 +195,7 @@ AttackBounds PldAccountant::attack_bounds(std::span<const double> fprs) const {
   const pld::TradeoffInterval t = pld::tradeoff_interval(upper, lower, fprs, options_);
   AttackBounds out;
   out.accountant = "pld";
-  out.neighbouring = relation_.value_or(Neighbouring::add_remove);
+  out.neighbouring = stated_relation();
   out.fpr.assign(fprs.begin(), fprs.end());
   out.tpr = t.tpr_upper;
   out.tpr_lower = t.tpr_lower;
@@ -157,11 +204,12 @@ AttackBounds PldAccountant::attack_bounds(std::span<const double> fprs) const {
   out.lower_end = attained_ ? LowerEnd::lower_bound : LowerEnd::accuracy;
   out.details.emplace_back("pld_interval", t.interval);
   out.notes = t.notes;
+  out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
   return out;
 }
 
 Guarantee PldAccountant::delta(double epsilon) const {
-  if (allocations_.empty()) {
+  if (allocations_.empty() && !distinct_lower_) {
     const pld::Interval r = pld::delta_interval(components_, epsilon, options_);
     Guarantee g = make_guarantee(r);
     g.epsilon = epsilon;

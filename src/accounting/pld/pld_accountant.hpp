@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -33,11 +34,31 @@ class PldAccountant final : public Accountant {
 
  private:
   Guarantee make_guarantee(const pld::Interval& interval) const;
+  /// The relation `event` is planned under here, or why it cannot be composed
+  /// with what is held.
+  std::pair<std::optional<Neighbouring>, std::optional<std::string>> relation_for(
+      const DpEvent& event) const;
+  /// The relation the guarantees state.
+  Neighbouring stated_relation() const;
 
   pld::Options options_;
-  std::optional<Neighbouring> relation_;  ///< nullopt: inferred (add/remove here)
+  /// The relation asked for; nullopt: inferred from the sampled events
+  /// (`inferred_`), add/remove when none fixes one.
+  std::optional<Neighbouring> relation_;
+  /// The relation that a sampled event composed so far fixed (replace_one for
+  /// sampled_without_replacement, add_remove for the other sampled kinds), when
+  /// relation_ is nullopt; `unfixed_` when releases planned under add/remove by
+  /// default (no sampled event yet) are held.
+  std::optional<Neighbouring> inferred_;
+  bool unfixed_ = false;
   /// The composed releases and how often each runs.
   std::vector<pld::Component> components_;
+  /// The same with each release's attained pair where it differs
+  /// (PldTerm::lower): the list composed for the lower ends.
+  std::vector<pld::Component> lower_components_;
+  bool distinct_lower_ = false;
+  /// The terms' notes (PldTerm::note), each once.
+  std::vector<std::string> notes_;
   /// Epochs of random allocation by (steps, σ): discretised at query time
   /// into a pessimistic list for the upper bounds and an optimistic one for
   /// the lower bounds (random_allocation.hpp), remembered by resolution.

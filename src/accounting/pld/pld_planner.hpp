@@ -9,6 +9,7 @@
 // and pld_plan().
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "accounting/events/event_walk.hpp"
@@ -32,6 +33,13 @@ struct PldTerm {
     std::int64_t count;
   };
   std::vector<Allocation> allocations = {};
+  /// When set: the pair composed for the interval's lower end instead of
+  /// `mechanism`, which then only dominates the leaf while this pair is attained
+  /// by neighbouring datasets (fixed-size batches, docs/pld.md#without-replacement).
+  /// Its upper end is never claimed; `attained` speaks of this pair.
+  std::optional<pld::Mechanism> lower = std::nullopt;
+  /// A note for the guarantees when the term needs one (what its interval means).
+  std::string note = {};
   /// Whether the pair is attained by some pair of neighbouring datasets for
   /// the leaf's mechanism (so the exact value of the composed pair is the
   /// mechanism's), or only dominates it (LowerEnd). Every leaf says which.

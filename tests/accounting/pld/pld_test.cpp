@@ -297,9 +297,11 @@ TEST_CASE("pld accountant: registry, events and guarantees") {
   dpb::AccountantOptions options;
   auto acc = dpb::make_accountant("pld", options);
   CHECK(acc->name() == "pld");
-  const auto swr = dpb::make_sampled_without_replacement(1000, 10, dpb::make_gaussian(1.0));
+  // Sampling with replacement has no analysis in any accountant.
+  const auto swr =
+      dpb::make_event(dpb::SampledWithReplacementEvent{1000, 10, dpb::make_gaussian(1.0)});
   CHECK_FALSE(acc->supports(*swr));
-  CHECK(acc->unsupported_reason(*swr)->find("sampled_without_replacement") != std::string::npos);
+  CHECK(acc->unsupported_reason(*swr)->find("sampled_with_replacement") != std::string::npos);
   CHECK_THROWS_AS(acc->compose(*swr), dpb::UnsupportedEvent);
 
   // Gaussian σ = √3 three times, as a self-composed event, then σ = 1 once more
