@@ -127,6 +127,18 @@ constexpr const char* kRankingNote =
     "similar steps; on_frontier marks the rows no other row beats on both. The ranking is "
     "advice, not a privacy claim: it passes or fails nothing, and every row meets the budget";
 
+/// The rows as a curve: points (T, σ/B) in increasing T.
+report::Series plan_curve(std::string label, std::vector<const PlanRow*> rows, bool dashed) {
+  std::sort(rows.begin(), rows.end(),
+            [](const PlanRow* a, const PlanRow* b) { return a->run.steps < b->run.steps; });
+  report::Series s{std::move(label), {}, {}, dashed};
+  for (const PlanRow* r : rows) {
+    s.x.push_back(static_cast<double>(r->run.steps));
+    s.y.push_back(r->noise_per_example);
+  }
+  return s;
+}
+
 report::Chart frontier_chart(const PlanQuestion& q, const Plan& plan) {
   report::Chart chart;
   chart.title = "Noise per example of the runs that meet epsilon " + plan_number(q.target_epsilon) +
@@ -134,36 +146,28 @@ report::Chart frontier_chart(const PlanQuestion& q, const Plan& plan) {
   chart.x_label = "steps T";
   chart.y_label = "noise per example sigma/B";
   chart.log_x = true;
-  // One curve per length (the compute budget, or each epochs value), points
-  // in increasing T.
+  // One curve per length (the compute budget, or each epochs value).
   std::map<double, std::vector<const PlanRow*>> curves;
   for (const PlanRow& r : plan.rows) curves[q.compute ? 0.0 : *r.run.epochs].push_back(&r);
-  for (auto& [epochs, rows] : curves) {
-    std::sort(rows.begin(), rows.end(),
-              [](const PlanRow* a, const PlanRow* b) { return a->run.steps < b->run.steps; });
-    report::Series s;
-    s.label = q.compute ? "compute " + std::to_string(*q.compute) + " examples (B " +
-                              std::to_string(*rows.front()->run.batch_size) + " at the left to " +
-                              std::to_string(*rows.back()->run.batch_size) + " at the right)"
-                        : plan_number(epochs) + (epochs == 1 ? " epoch" : " epochs");
-    for (const PlanRow* r : rows) {
-      s.x.push_back(static_cast<double>(r->run.steps));
-      s.y.push_back(r->noise_per_example);
-    }
-    chart.series.push_back(std::move(s));
+  for (const auto& [epochs, rows] : curves) {
+    // With a compute budget, T = floor(C/B) falls as B grows: the largest B
+    // is at the left.
+    const auto [small, large] = std::minmax_element(
+        rows.begin(), rows.end(),
+        [](const PlanRow* a, const PlanRow* b) { return *a->run.batch_size < *b->run.batch_size; });
+    chart.series.push_back(
+        plan_curve(q.compute ? "compute " + std::to_string(*q.compute) + " examples (B " +
+                                   std::to_string(*(*large)->run.batch_size) + " at the left to " +
+                                   std::to_string(*(*small)->run.batch_size) + " at the right)"
+                             : plan_number(epochs) + (epochs == 1 ? " epoch" : " epochs"),
+                   rows, false));
   }
   if (!q.compute) {
-    report::Series frontier{"frontier: no row has more steps and less noise", {}, {}, true};
     std::vector<const PlanRow*> rows;
     for (const PlanRow& r : plan.rows)
       if (r.on_frontier) rows.push_back(&r);
-    std::sort(rows.begin(), rows.end(),
-              [](const PlanRow* a, const PlanRow* b) { return a->run.steps < b->run.steps; });
-    for (const PlanRow* r : rows) {
-      frontier.x.push_back(static_cast<double>(r->run.steps));
-      frontier.y.push_back(r->noise_per_example);
-    }
-    chart.series.push_back(std::move(frontier));
+    chart.series.push_back(
+        plan_curve("frontier: no row has more steps and less noise", std::move(rows), true));
   }
   chart.log_y = report::wants_log_y(chart.series);
   if (chart.log_y) chart.y_label += " (log scale)";
