@@ -44,8 +44,14 @@ struct PlanFlags {
 
 std::string plan_number(double v) { return report::format_number(v, 6, report::Rounding::nearest); }
 
+/// The question the flags ask, and the bound on its candidate batch sizes.
+struct AskedPlan {
+  PlanQuestion question;
+  std::int64_t max_batch_size;  ///< the least of --max-batch-size, N and C
+};
+
 /// The question the flags ask; every refusal names its flag.
-PlanQuestion question_of(const PlanFlags& f) {
+AskedPlan question_of(const PlanFlags& f) {
   PlanQuestion q;
   q.target_epsilon = required_real("--epsilon", f.epsilon, kPositive);
   q.delta = required_real("--delta", f.delta, kOpenUnit);
@@ -70,10 +76,10 @@ PlanQuestion question_of(const PlanFlags& f) {
                        " values (use sweep --solve sigma for a longer grid), got " +
                        std::to_string(q.epochs.size()));
   }
-  const std::int64_t largest =
-      std::min(max_batch.value_or(q.dataset_size), q.compute.value_or(q.dataset_size));
-  q.batch_sizes = plan_batch_sizes(std::min(largest, q.dataset_size));
-  return q;
+  const std::int64_t largest = std::min(
+      {max_batch.value_or(q.dataset_size), q.compute.value_or(q.dataset_size), q.dataset_size});
+  q.batch_sizes = plan_batch_sizes(largest);
+  return {std::move(q), largest};
 }
 
 /// The candidates in words: "1, 2, 3, 4, 6, ..., 768" up to the largest.
@@ -183,7 +189,7 @@ report::Chart frontier_chart(const PlanQuestion& q, const Plan& plan) {
 }
 
 int run_plan(const PlanFlags& f, std::ostream& out, std::ostream& err) {
-  PlanQuestion q = question_of(f);
+  auto [q, max_batch_size] = question_of(f);
   const AccountantChoice choice = resolve(f.accountant);
   if (choice.names.size() != 1) {
     std::string names;
@@ -216,16 +222,17 @@ int run_plan(const PlanFlags& f, std::ostream& out, std::ostream& err) {
     rep.inputs.add("compute", report::integer(*q.compute));
   else
     rep.inputs.add("epochs", report::numbers(q.epochs));
-  rep.inputs.add("max_batch_size", report::integer(q.batch_sizes.back()));
+  rep.inputs.add("max_batch_size", report::integer(max_batch_size));
   rep.inputs.add("sampling", report::text("poisson"));
   add_inputs(rep.inputs, choice);
   for (std::size_t i = 0; i < plan.rows.size(); ++i) {
     rep.results.push_back(row_record(plan.rows[i], i + 1, q.target_epsilon));
     collect_remarks(plan.rows[i].guarantee, rep, err);
   }
-  note(rep, "candidates: B = the powers of two and their midpoints (" +
-                candidates_text(q.batch_sizes) + ") up to " + std::to_string(q.batch_sizes.back()) +
-                " (the least of --max-batch-size, --dataset-size and --compute)");
+  note(rep, "candidates: B = the powers of two and their midpoints up to max_batch_size " +
+                std::to_string(max_batch_size) +
+                " (the least of --max-batch-size, --dataset-size and --compute): " +
+                candidates_text(q.batch_sizes));
   note(rep, "each run: q = B/N (Poisson sampling), " + length_text(q) +
                 "; noise_multiplier: the smallest sigma with epsilon <= " +
                 plan_number(q.target_epsilon) + " at delta " + plan_number(q.delta) + " under " +

@@ -86,7 +86,7 @@ TEST_CASE("plan: every row fed back to epsilon meets the budget, and 1 - 2 tol o
                                              256, 384, 512, 768});
   for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i]["rank"].get<std::size_t>() == i + 1);
   CHECK(j["inputs"]["compute"].get<std::int64_t>() == 10000);
-  CHECK(j["inputs"]["max_batch_size"].get<std::int64_t>() == 768);
+  CHECK(j["inputs"]["max_batch_size"].get<std::int64_t>() == 1000);
   // The ranking's assumption is stated.
   bool stated = false;
   for (const auto& n : j["notes"])
