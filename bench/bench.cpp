@@ -21,6 +21,7 @@
 #include "accounting/accountant.hpp"
 #include "accounting/composition/composition.hpp"
 #include "accounting/events/events.hpp"
+#include "accounting/run_plan.hpp"
 
 namespace {
 
@@ -217,6 +218,35 @@ void bench_optimal_composition() {
       1e3 * seconds_since(t0), eps);
 }
 
+/// Issue 27's goal for the planner over 100 candidate batch sizes.
+constexpr double kPlanGoalSeconds = 2;
+
+/// `plan_runs` (what `dpbudget plan` computes) over 100 candidate batch sizes
+/// B = 64, 128, ..., 6400 of N = 60,000 records, a compute budget of 10 epochs
+/// (T = floor(600000/B)), epsilon 8 at delta 1e-5, rdp, on every core: the
+/// median of `runs` wall times beside the goal.
+void bench_plan(int runs) {
+  dpb::PlanQuestion q;
+  q.target_epsilon = 8;
+  q.delta = 1e-5;
+  q.dataset_size = 60000;
+  q.compute = 600000;
+  for (std::int64_t b = 64; b <= 6400; b += 64) q.batch_sizes.push_back(b);
+  std::vector<double> t;
+  std::size_t rows = 0;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = Clock::now();
+    rows = dpb::plan_runs(q).rows.size();
+    t.push_back(seconds_since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  const double median = t[t.size() / 2];
+  std::printf(
+      "plan: 100 candidate batch sizes (64 to 6400 of N 60000, compute 600000, epsilon 8, rdp), "
+      "%zu rows: median %.0f ms over %d runs (goal <= %.0f s: %s)\n",
+      rows, 1e3 * median, runs, kPlanGoalSeconds, median <= kPlanGoalSeconds ? "met" : "NOT met");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -286,5 +316,7 @@ int main(int argc, char** argv) {
       {DPBUDGET_BINARY, "risk", "--accountant", "all", "-q", "0.01", "--sigma", "1", "--steps",
        "1000", nullptr},
       5, 1000);
+  // The planner (issue 27).
+  bench_plan(5);
   return 0;
 }

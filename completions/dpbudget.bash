@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report' -- "$cur"))
         return
       fi
       ;;
@@ -172,6 +172,28 @@ _dpbudget() {
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      ;;
+    plan)
+      case $prev in
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --compute) COMPREPLY=(); return ;;
+        --epochs) COMPREPLY=(); return ;;
+        --max-batch-size) COMPREPLY=(); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
+        --tolerance) COMPREPLY=(); return ;;
+        --max-sigma) COMPREPLY=(); return ;;
+        -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --epsilon --delta --dataset-size --compute --epochs --max-batch-size --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma -o --output --format --precision'
       ;;
     sweep)
       case $prev in

@@ -189,6 +189,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       {"sigma", setup_sigma},
       {"steps", setup_steps},
       {"sampling-rate", setup_sampling_rate},
+      {"plan", setup_plan},
       {"sweep", setup_sweep},
       {"compose", setup_compose},
       {"amplify", setup_amplify},

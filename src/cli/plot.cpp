@@ -54,7 +54,7 @@ std::vector<double> places(double a, double b, int n, bool log) {
   return x;
 }
 
-std::string shown(double v) { return report::format_number(v, 6, report::Rounding::nearest); }
+std::string plot_number(double v) { return report::format_number(v, 6, report::Rounding::nearest); }
 
 std::size_t total_points(const std::vector<report::Series>& series) {
   std::size_t n = 0;
@@ -70,11 +70,11 @@ void choose_y_axis(const PlotFlags& f, report::Chart& chart) {
   if (f.log_y && span == 0)
     throw UsageError("--log-y: no finite epsilon > 0 to draw on a log axis (drop --log-y)");
   chart.log_y = f.log_y || (!f.linear_y && report::wants_log_y(chart.series));
-  const std::string why = f.log_y      ? "--log-y"
-                          : f.linear_y ? "--linear-y"
-                          : chart.log_y
-                              ? "the curves span " + shown(span) + "x; --linear-y for a linear axis"
-                              : "the curves span at most " + shown(report::kAutoLogSpan) + "x";
+  const std::string why =
+      f.log_y       ? "--log-y"
+      : f.linear_y  ? "--linear-y"
+      : chart.log_y ? "the curves span " + plot_number(span) + "x; --linear-y for a linear axis"
+                    : "the curves span at most " + plot_number(report::kAutoLogSpan) + "x";
   chart.y_label += chart.log_y ? " (log scale)" : "";
   chart.caption.push_back(std::string("epsilon axis: ") + (chart.log_y ? "logarithmic" : "linear") +
                           " (" + why + ")");
@@ -153,7 +153,7 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
   report::Chart chart;
   chart.title = "privacy loss of a DP-SGD run";
   chart.x_label = by_epochs ? "epochs" : "steps";
-  chart.y_label = "epsilon at delta = " + shown(delta);
+  chart.y_label = "epsilon at delta = " + plot_number(delta);
   chart.log_x = f.log_x;
   report::Report remarks;
   for (const auto& name : choice.names) {
@@ -191,12 +191,13 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
     chart.series.push_back(std::move(s));
   }
   if (chart.series.empty()) throw UnsupportedEvent("no accountant supports this run");
-  std::string run_text = "q = " + shown(base.sampling_rate);
+  std::string run_text = "q = " + plot_number(base.sampling_rate);
   if (base.dataset_size && base.batch_size)
     run_text += " (batch " + std::to_string(*base.batch_size) + " of " +
                 std::to_string(*base.dataset_size) + ")";
-  run_text += ", sigma = " + shown(base.noise_multiplier) + ", delta = " + shown(delta) + ", " +
-              chart.x_label + " " + lo_text + " to " + hi_text;
+  run_text += ", sigma = " + plot_number(base.noise_multiplier) +
+              ", delta = " + plot_number(delta) + ", " + chart.x_label + " " + lo_text + " to " +
+              hi_text;
   chart.caption.push_back(run_text);
   const bool rdp = std::find(choice.names.begin(), choice.names.end(), "rdp") != choice.names.end();
   chart.caption.push_back(
@@ -230,7 +231,7 @@ Verb setup_plot(CLI::App& app) {
   cmd->add_flag("--log-x", f->log_x, "logarithmic x axis, points spaced evenly on it");
   cmd->add_flag("--log-y", f->log_y,
                 "logarithmic epsilon axis (the default when the curves span more than " +
-                    shown(report::kAutoLogSpan) + "x)");
+                    plot_number(report::kAutoLogSpan) + "x)");
   cmd->add_flag("--linear-y", f->linear_y, "linear epsilon axis, however far the curves span");
   record_file(cmd->add_option("-o,--output", f->output, "SVG file to write; - for stdout"));
   return {cmd, [f](std::ostream& out, std::ostream& err) { return run_plot(*f, out, err); }};

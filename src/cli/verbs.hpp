@@ -21,6 +21,7 @@ Verb setup_delta(CLI::App& app);
 Verb setup_sigma(CLI::App& app);
 Verb setup_steps(CLI::App& app);
 Verb setup_sampling_rate(CLI::App& app);
+Verb setup_plan(CLI::App& app);
 Verb setup_sweep(CLI::App& app);
 Verb setup_compose(CLI::App& app);
 Verb setup_amplify(CLI::App& app);
