@@ -202,6 +202,7 @@ int run_plan(const PlanFlags& f, std::ostream& out, std::ostream& err) {
   q.settings = resolve_solve_flags(f.tolerance, f.max_sigma);
   resolve(f.output);  // check --format and --precision before any work
   text_style(f.output);
+  flags_checked();
 
   Plan plan;
   try {

@@ -58,6 +58,8 @@ TEST_CASE("check mode stops each verb that computes once its flags are valid") {
       {"risk", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--accountant", "rdp"},
       {"report", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
        "--accountant", "rdp"},
+      {"plan", "--epsilon", "8", "--delta", "1e-5", "--dataset-size", "1000", "--compute",
+       "10000", "--max-batch-size", "64"},
   };
   for (const auto& args : valid) {
     INFO(joined(args));
@@ -88,6 +90,7 @@ TEST_CASE("check mode refuses what run mode refuses, with the same line") {
        "1.1", "--steps", "100", "--delta", "0"},
       {"risk", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--fpr", "0"},
       {"report", "-q", "0.01", "--sigma", "1.1", "--steps", "100"},
+      {"plan", "--epsilon", "8", "--delta", "1e-5"},
       {"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
        "--accountant", "pld", "--conversion", "tight"},
   };
