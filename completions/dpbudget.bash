@@ -38,6 +38,7 @@ _dpbudget() {
         --max-epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -47,7 +48,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --max-epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --max-epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     delta)
       case $prev in
@@ -66,6 +67,7 @@ _dpbudget() {
         --epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -75,7 +77,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     sigma)
       case $prev in
@@ -96,6 +98,8 @@ _dpbudget() {
         --max-tpr) COMPREPLY=(); return ;;
         --at-fpr) COMPREPLY=(); return ;;
         --max-advantage) COMPREPLY=(); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --phase) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -107,7 +111,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --phase --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -128,6 +132,7 @@ _dpbudget() {
         --max-tpr) COMPREPLY=(); return ;;
         --at-fpr) COMPREPLY=(); return ;;
         --max-advantage) COMPREPLY=(); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -139,7 +144,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -373,6 +378,7 @@ _dpbudget() {
         --records-per-user) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -382,7 +388,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     risk)
       case $prev in
@@ -403,6 +409,7 @@ _dpbudget() {
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -412,7 +419,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --fpr --prior -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --fpr --prior -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     report)
       case $prev in
@@ -436,6 +443,7 @@ _dpbudget() {
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -443,7 +451,7 @@ _dpbudget() {
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
       ;;
     *) return ;;
   esac

@@ -58,7 +58,7 @@ std::optional<std::string> answer_one(const Question& q, const AccountantChoice&
 std::vector<AnswerRow> run_rows(const Question& q, const AccountantChoice& choice,
                                 std::vector<std::string>& skipped) {
   std::vector<AnswerRow> rows;
-  const bool own_event = !q.run || event_is_the_run(*q.run);
+  const bool own_event = q.run ? event_is_the_run(*q.run) : q.event_is_own;
   for (const auto& name : choice.names) {
     std::vector<AnswerRow> mine;
     const auto why = answer_one(q, choice, name, [&](const Accountant& accountant) {
@@ -256,7 +256,7 @@ BudgetCheck check_budget(const Question& q, const Answer& a, double budget) {
 std::vector<AccountantAttackBounds> attack_bounds_each(const Question& q,
                                                        std::span<const double> fprs) {
   std::vector<AccountantAttackBounds> out;
-  const bool own_event = !q.run || event_is_the_run(*q.run);
+  const bool own_event = q.run ? event_is_the_run(*q.run) : q.event_is_own;
   for (const auto& name : q.accountants.names) {
     AccountantAttackBounds a{name, std::nullopt, std::nullopt};
     a.unsupported = answer_one(q, q.accountants, name, [&](const Accountant& accountant) {

@@ -33,6 +33,9 @@ struct Question {
   /// The DP-SGD run behind `event`, when there is one: its sampling scheme
   /// decides the companions, and whether `event` is the run's own pair.
   std::optional<DpSgdRun> run;
+  /// Without `run`: whether `event` is the run's own mechanism (false for a
+  /// schedule with a phase composed as a stand-in, schedule_is_the_run).
+  bool event_is_own = true;
   AccountantChoice accountants;
   /// δ values when ε is asked (`solve_delta` false), else ε values.
   std::vector<double> targets;

@@ -1,9 +1,28 @@
 #include "accounting/run_calibration.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "accounting/answer.hpp"
+#include "accounting/dpsgd/schedule.hpp"
 #include "accounting/errors.hpp"
 
 namespace dpb {
+namespace {
+
+/// The epochs T steps make (docs/sampling.md#dp-sgd-run): T / steps_per_epoch() with a last-batch
+/// rule, T·B/N without one, none without N and B.
+std::optional<double> epochs_of_steps(const DpSgdRun& run, std::int64_t steps) {
+  if (run.dataset_size && run.batch_size && run.last_batch)
+    return static_cast<double>(steps) / static_cast<double>(steps_per_epoch(
+                                            *run.dataset_size, *run.batch_size, *run.last_batch));
+  if (run.dataset_size && run.batch_size)
+    return static_cast<double>(steps) * static_cast<double>(*run.batch_size) /
+           static_cast<double>(*run.dataset_size);
+  return std::nullopt;
+}
+
+}  // namespace
 
 CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::string& accountant,
                             const AccountantOptions& options, double target_epsilon,
@@ -35,16 +54,7 @@ CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::
           oracle, target_epsilon);
       out.run.steps = s.count;
       out.guarantee = std::move(s.guarantee);
-      if (run.dataset_size && run.batch_size && run.last_batch)
-        // Epochs of steps_per_epoch() steps each (the rule of --last-batch).
-        out.run.epochs = static_cast<double>(s.count) /
-                         static_cast<double>(
-                             steps_per_epoch(*run.dataset_size, *run.batch_size, *run.last_batch));
-      else if (run.dataset_size && run.batch_size)
-        out.run.epochs = static_cast<double>(s.count) * static_cast<double>(*run.batch_size) /
-                         static_cast<double>(*run.dataset_size);
-      else
-        out.run.epochs.reset();
+      out.run.epochs = epochs_of_steps(run, s.count);
       return out;
     }
     case RunUnknown::sampling_rate: {
@@ -88,6 +98,84 @@ CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::
       break;
   }
   throw InvalidParameter("unknown", "nothing to solve for");
+}
+
+CalibratedSchedule calibrate_schedule(const std::vector<DpSgdRun>& phases, RunUnknown unknown,
+                                      std::optional<std::size_t> phase,
+                                      const std::string& accountant,
+                                      const AccountantOptions& options, double target,
+                                      const RunTarget& what, const CalibrationSettings& settings) {
+  if (phases.empty()) throw InvalidParameter("schedule", "has no phase");
+  AccountantOptions run_options = options;
+  if (auto relation = run_neighbouring(phases.front())) run_options.neighbouring = relation;
+  const EpsilonOracle oracle{accountant, run_options, what.delta, what.measure, what.fpr};
+  CalibratedSchedule out{phases, std::nullopt, {}};
+  switch (unknown) {
+    case RunUnknown::noise_multiplier: {
+      if (phase) {
+        if (*phase >= phases.size()) throw InvalidParameter("phase", "no such phase");
+        auto s = smallest_noise_multiplier(
+            [&](double sigma) {
+              std::vector<DpSgdRun> candidate = phases;
+              candidate[*phase].noise_multiplier = sigma;
+              return schedule_event(candidate);
+            },
+            oracle, target, settings.tolerance, settings.max_sigma);
+        out.phases[*phase].noise_multiplier = s.noise_multiplier;
+        out.guarantee = std::move(s.guarantee);
+        return out;
+      }
+      // One factor c on every σ_i (docs/calibration.md#schedules): ε falls as
+      // each σ_i grows, so it falls in c, and the σ search applies to c. Its
+      // ceiling keeps the largest σ_i·c within max_sigma.
+      double largest = 0;
+      for (const auto& p : phases) largest = std::max(largest, p.noise_multiplier);
+      auto scaled = [&](double c) {
+        std::vector<DpSgdRun> candidate = phases;
+        for (auto& p : candidate) {
+          p.noise_multiplier *= c;
+          for (double& z : p.group_noise_multipliers) z *= c;
+        }
+        return candidate;
+      };
+      const double max_scale = settings.max_sigma / largest;
+      try {
+        auto s = smallest_noise_multiplier([&](double c) { return schedule_event(scaled(c)); },
+                                           oracle, target, settings.tolerance, max_scale);
+        out.phases = scaled(s.noise_multiplier);
+        out.scale = s.noise_multiplier;
+        out.guarantee = std::move(s.guarantee);
+        return out;
+      } catch (const NoSolution&) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      " needs every phase's sigma scaled by more than %.6g (the largest phase "
+                      "sigma then above %.6g, --max-sigma)",
+                      max_scale, settings.max_sigma);
+        char goal[48];
+        std::snprintf(goal, sizeof goal, " %.6g", target);
+        throw NoSolution(oracle.quantity() + goal + buf);
+      }
+    }
+    case RunUnknown::steps: {
+      const std::size_t last = phases.size() - 1;
+      auto s = largest_count(
+          [&](std::int64_t n) {
+            std::vector<DpSgdRun> candidate = phases;
+            candidate[last].steps = n;
+            return schedule_event(candidate);
+          },
+          oracle, target);
+      out.phases[last].steps = s.count;
+      out.phases[last].epochs = epochs_of_steps(phases[last], s.count);
+      out.guarantee = std::move(s.guarantee);
+      return out;
+    }
+    case RunUnknown::sampling_rate:
+    case RunUnknown::none:
+      break;
+  }
+  throw InvalidParameter("unknown", "a schedule solves for sigma or steps");
 }
 
 }  // namespace dpb

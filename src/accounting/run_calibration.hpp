@@ -3,7 +3,10 @@
 // σ, the steps, or the sampling rate (the batch size when N is known) — is
 // solved so that the measure stays at or below its target, built on the
 // generic solvers of calibration.hpp (one event per candidate value).
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "accounting/accountant.hpp"
 #include "accounting/dpsgd/calibration.hpp"
@@ -38,5 +41,31 @@ struct CalibratedRun {
 CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::string& accountant,
                             const AccountantOptions& options, double target, const RunTarget& what,
                             const CalibrationSettings& settings);
+
+/// A schedule's phases (docs/sampling.md#schedules) with its unknown solved.
+struct CalibratedSchedule {
+  std::vector<DpSgdRun> phases;  ///< every σ, or the last phase's steps, filled in
+  /// σ solved as one factor on every phase's σ: the factor (rounded with the
+  /// phases' σ: every printed σ is at least σ_i times it).
+  std::optional<double> scale;
+  Guarantee guarantee;
+};
+
+/// Solves a schedule (docs/calibration.md#schedules) so that the measure of
+/// `what` <= target under `accountant`, the phases composed (schedule_event):
+/// - RunUnknown::noise_multiplier with `phase` nullopt: the smallest factor c
+///   with every phase at σ_i·c (each phase gives its σ_i; the largest σ_i·c
+///   at most settings.max_sigma);
+/// - RunUnknown::noise_multiplier with `phase`: that phase's smallest σ (its
+///   σ left unset, the others given);
+/// - RunUnknown::steps: the last phase's largest T (its steps unset), with
+///   the epochs it makes given N and B.
+/// The accountants are asked under the first phase's relation (the phases
+/// share one: phase_of_other_relation). Throws NoSolution, InvalidParameter.
+CalibratedSchedule calibrate_schedule(const std::vector<DpSgdRun>& phases, RunUnknown unknown,
+                                      std::optional<std::size_t> phase,
+                                      const std::string& accountant,
+                                      const AccountantOptions& options, double target,
+                                      const RunTarget& what, const CalibrationSettings& settings);
 
 }  // namespace dpb

@@ -100,7 +100,7 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
   if (!f.threshold.empty() && !scores) throw UsageError("--threshold: only with --scores");
   const double confidence = optional_real("--confidence", f.confidence, kOpenUnit).value_or(0.95);
   const double delta = optional_real("--delta", f.delta, kDelta).value_or(0);
-  const bool compare = !f.spec.file.empty() || [&] {
+  const bool compare = !f.spec.file.empty() || !f.spec.schedule.empty() || [&] {
     for (const auto& p : kRunParameters)
       if (given(f.run, p.id)) return true;
     return false;
@@ -108,8 +108,9 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
   if (compare && !(delta > 0))
     throw UsageError("--delta: must be > 0 to compare with a claimed (epsilon, delta) bound");
   if (const auto flag = first_accountant_flag(f.accountant); flag && !compare)
-    throw UsageError(*flag +
-                     ": only with the claimed run it compares with (the run flags or --spec)");
+    throw UsageError(
+        *flag +
+        ": only with the claimed run it compares with (the run flags, --spec or --schedule)");
   resolve(f.output);  // check --format before any work
 
   report::Report rep;

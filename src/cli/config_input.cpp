@@ -43,14 +43,16 @@ std::string allowed_keys() {
   return keys;
 }
 
-ConfigLine parse_line(const std::string& text, std::size_t line) {
-  // Nesting is bounded before anything recursive (copies, dumps) sees it. A
-  // key given twice in one object is refused (JSON parsers disagree on which
-  // one wins): the keys seen so far of each open object.
+/// `text` as JSON, its nesting bounded before anything recursive (copies,
+/// dumps) sees it, and a key given twice in one object refused (JSON parsers
+/// disagree on which one wins). `where` names the text in messages ("on the
+/// line").
+Json parse_checked(const std::string& text, const std::string& where) {
+  // The keys seen so far of each open object.
   std::vector<std::vector<std::string>> open_keys;
   const Json obj = Json::parse(
       text,
-      [&open_keys](int depth, Json::parse_event_t event, Json& parsed) {
+      [&open_keys, &where](int depth, Json::parse_event_t event, Json& parsed) {
         if (depth > kMaxLineDepth)
           throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
         if (event == Json::parse_event_t::object_start) open_keys.emplace_back();
@@ -59,13 +61,32 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
           const std::string key = parsed.get<std::string>();
           auto& seen = open_keys.back();
           if (std::find(seen.begin(), seen.end(), key) != seen.end())
-            throw LineError{key + ": given twice on the line (give each key once)"};
+            throw LineError{key + ": given twice " + where + " (give each key once)"};
           seen.push_back(key);
         }
         return true;
       },
       /*allow_exceptions=*/false);
   if (obj.is_discarded()) throw LineError{"not valid JSON"};
+  return obj;
+}
+
+/// The run parameter keyed `key` of a line or phase, parsed into `run`; false
+/// when `key` is not a run parameter's.
+bool read_run_key(const std::string& key, const Json& value,
+                  std::array<std::optional<ParamValue>, kRunParamCount>& run) {
+  const RunParameter* p = run_parameter_keyed(key);
+  if (p == nullptr) return false;
+  try {
+    run[static_cast<std::size_t>(p->id)] = parse_json_value(*p, value);
+  } catch (const UsageError& e) {
+    throw LineError{e.what()};
+  }
+  return true;
+}
+
+ConfigLine parse_line(const std::string& text, std::size_t line) {
+  const Json obj = parse_checked(text, "on the line");
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
   ConfigLine c;
   c.line = line;
@@ -74,12 +95,7 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
   for (const auto& [key, value] : obj.items()) {
     if (value.is_null())
       throw LineError{key + ": null is not a value (give one, or leave the key out)"};
-    if (const RunParameter* p = run_parameter_keyed(key)) {
-      try {
-        run[static_cast<std::size_t>(p->id)] = parse_json_value(*p, value);
-      } catch (const UsageError& e) {
-        throw LineError{e.what()};
-      }
+    if (read_run_key(key, value, run)) {
       any_run_key = true;
     } else if (key == "name") {
       c.name = value.is_string() ? value.get<std::string>() : value.dump();
@@ -159,6 +175,35 @@ std::string size_text(std::size_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+/// The keys a phase may hold: name and the run parameters' keys.
+std::vector<std::string> phase_keys() {
+  std::vector<std::string> keys{"name"};
+  for (const auto& p : kRunParameters) keys.emplace_back(p.key);
+  return keys;
+}
+
+/// One phase object (its 1-based number for messages).
+PhaseInput parse_phase(const Json& obj) {
+  if (!obj.is_object()) throw LineError{"expected a JSON object (one phase)"};
+  PhaseInput phase;
+  for (const auto& [key, value] : obj.items()) {
+    if (value.is_null())
+      throw LineError{key + ": null is not a value (give one, or leave the key out)"};
+    if (read_run_key(key, value, phase.values)) continue;
+    if (key == "name") {
+      phase.name = value.is_string() ? value.get<std::string>() : value.dump();
+      continue;
+    }
+    const auto keys = phase_keys();
+    const auto near = closest_name(key, keys);
+    std::string allowed;
+    for (const auto& k : keys) allowed += (allowed.empty() ? "" : ", ") + k;
+    throw LineError{key + ": unknown key" + (near ? "; did you mean " + *near + "?" : "") +
+                    " (allowed in a phase: " + allowed + ")"};
+  }
+  return phase;
+}
+
 }  // namespace
 
 std::vector<std::string> config_keys() {
@@ -194,6 +239,72 @@ ConfigInput read_configs(std::istream& in, const std::string& source_name,
   }
   if (in.bad()) throw UsageError("--input: cannot read " + source_name);
   return out;
+}
+
+std::vector<PhaseInput> read_schedule(std::istream& in, const std::string& source_name,
+                                      const InputLimits& limits) {
+  // The whole file (at most max_bytes), then a JSON array or JSON Lines.
+  std::string all, text;
+  std::size_t number = 0;
+  std::vector<std::size_t> line_of;  // JSON Lines: the line of each object
+  std::vector<std::string> lines;
+  for (LineRead r; (r = read_line(in, text, limits.max_line_bytes)) != LineRead::end;) {
+    ++number;
+    if (all.size() + text.size() + 1 > limits.max_bytes)
+      throw UsageError("--schedule: " + source_name + " is larger than " +
+                       size_text(limits.max_bytes));
+    if (r == LineRead::too_long)
+      throw UsageError("--schedule: " + source_name + ":" + std::to_string(number) +
+                       ": line longer than " + size_text(limits.max_line_bytes));
+    all += text;
+    all += '\n';
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    lines.push_back(text);
+    line_of.push_back(number);
+  }
+  if (in.bad()) throw UsageError("--schedule: cannot read " + source_name);
+  auto fail = [&](const std::string& where, const std::string& message) {
+    return UsageError("--schedule: " + source_name + ": " + where + ": " + message);
+  };
+  std::vector<PhaseInput> phases;
+  const auto first = all.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && all[first] == '[') {
+    Json array;
+    try {
+      array = parse_checked(all, "in a phase");
+    } catch (const LineError& e) {
+      throw UsageError("--schedule: " + source_name + ": " + e.message);
+    }
+    if (!array.is_array())
+      throw UsageError("--schedule: " + source_name +
+                       ": expected a JSON array of phase objects (or one object per line)");
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      if (phases.size() >= kMaxPhases)
+        throw fail("phase " + std::to_string(i + 1),
+                   "more than " + std::to_string(kMaxPhases) + " phases");
+      try {
+        phases.push_back(parse_phase(array[i]));
+      } catch (const LineError& e) {
+        throw fail("phase " + std::to_string(i + 1), e.message);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const std::string where =
+          "line " + std::to_string(line_of[i]) + " (phase " + std::to_string(i + 1) + ")";
+      if (phases.size() >= kMaxPhases)
+        throw fail(where, "more than " + std::to_string(kMaxPhases) + " phases");
+      try {
+        phases.push_back(parse_phase(parse_checked(lines[i], "in a phase")));
+      } catch (const LineError& e) {
+        throw fail(where, e.message);
+      }
+    }
+  }
+  if (phases.empty())
+    throw UsageError("--schedule: " + source_name +
+                     ": no phase (give a JSON array of phase objects, or one object per line)");
+  return phases;
 }
 
 }  // namespace dpb::cli

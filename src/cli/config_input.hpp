@@ -66,6 +66,25 @@ struct ConfigInput {
 /// against it.)
 std::vector<std::string> config_keys();
 
+/// The most phases a schedule holds (README, "Limits"): each is composed by
+/// every accountant (pld convolves a grid per distinct phase).
+inline constexpr std::size_t kMaxPhases = 1000;
+
+/// One phase of a --schedule file: the run parameters it sets (by their JSON
+/// keys, kRunParameters) and its `name`.
+struct PhaseInput {
+  std::optional<std::string> name;
+  GivenValues values;
+};
+
+/// The phases of a schedule (docs/sampling.md#schedules): a JSON array of phase
+/// objects, or JSON Lines (one object per line). A phase holds run
+/// parameters' keys and `name`, nothing else. Throws UsageError naming the
+/// source, the phase (and line) and the key at fault; the limits are those of
+/// --input (the whole file, a line) and kMaxPhases.
+std::vector<PhaseInput> read_schedule(std::istream& in, const std::string& source_name,
+                                      const InputLimits& limits = {});
+
 /// Parses every non-blank line; a malformed line becomes an InputError naming
 /// the key at fault. Throws UsageError when a limit is exceeded (reading no
 /// further than the limit).

@@ -210,6 +210,22 @@ report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& 
   return t;
 }
 
+/// A schedule's phases, one row each: its scheme, q (with N and B), σ, steps and epochs.
+report::Table phase_table(const Schedule& schedule) {
+  report::Table t{{"phase", "sampling", "sampling rate q", "dataset size N", "batch size B",
+                   "noise multiplier sigma", "steps T", "epochs"},
+                  {},
+                  {false, false, true, true, true, true, true, true}};
+  for (std::size_t i = 0; i < schedule.phases.size(); ++i) {
+    const DpSgdRun& p = schedule.phases[i];
+    t.rows.push_back({schedule.names[i], sampling_words(p), plain(p.sampling_rate),
+                      p.dataset_size ? std::to_string(*p.dataset_size) : "",
+                      p.batch_size ? std::to_string(*p.batch_size) : "", plain(p.noise_multiplier),
+                      std::to_string(p.steps), p.epochs ? plain(*p.epochs) : ""});
+  }
+  return t;
+}
+
 /// ε of the run at each of `steps` (ε-versus-steps), one series per accountant.
 report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta) {
   std::vector<std::int64_t> steps;
@@ -418,6 +434,11 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   for (const auto& nm : used) names += (names.empty() ? "" : ", ") + nm;
   if (run.run) {
     doc.blocks.push_back(parameter_table(*run.run, clipping, names));
+  } else if (run.schedule) {
+    para("The run is a schedule of " + std::to_string(run.schedule->phases.size()) +
+         " phases (--schedule), their steps composed, analysed under the " +
+         std::string(to_string(relation)) + " relation by: " + names + ".");
+    doc.blocks.push_back(phase_table(*run.schedule));
   } else {
     para(
         "The mechanism is the composition in the spec file (dpbudget --spec), analysed under "

@@ -292,7 +292,7 @@ DpSgdValues values_of(const Given& given_values, Naming naming) {
   return v;
 }
 
-DpSgdValues single_values(const DpSgdFlags& f) {
+GivenValues single_given(const DpSgdFlags& f) {
   Given values;
   for (const auto& p : kRunParameters) {
     const auto texts = texts_of(f, p.id);
@@ -303,8 +303,10 @@ DpSgdValues single_values(const DpSgdFlags& f) {
                        "' (use 'dpbudget sweep' for lists)");
     values[index_of(p.id)] = std::move(parsed.front());
   }
-  return values_of(values, Naming::flags);
+  return values;
 }
+
+DpSgdValues single_values(const DpSgdFlags& f) { return values_of(single_given(f), Naming::flags); }
 
 SweepGrid::SweepGrid(const DpSgdFlags& f) {
   Given fixed;

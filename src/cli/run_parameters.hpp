@@ -167,6 +167,10 @@ ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& value);
 DpSgdValues values_of(const std::array<std::optional<ParamValue>, kRunParamCount>& given,
                       Naming naming);
 
+/// Each parameter's value as given (by flag or key), nullopt when not given.
+using GivenValues = std::array<std::optional<ParamValue>, kRunParamCount>;
+/// The flags of a single-run verb as given: at most one value each.
+GivenValues single_given(const DpSgdFlags& flags);
 /// The flags of a single-run verb: at most one value each.
 DpSgdValues single_values(const DpSgdFlags& flags);
 /// The largest sweep: 10⁷ combinations.

@@ -3,11 +3,13 @@
 #include <limits>
 
 #include "accounting/dpsgd/calibration.hpp"
+#include "accounting/dpsgd/schedule.hpp"
 #include "accounting/errors.hpp"
 #include "cli/errors.hpp"
 #include "cli/output_flags.hpp"
 #include "cli/parse.hpp"
 #include "cli/result_rows.hpp"
+#include "cli/schedule.hpp"
 
 namespace dpb::cli {
 
@@ -116,6 +118,7 @@ struct SolverFlags {
   std::vector<std::string> epsilons, deltas;
   std::vector<std::string> max_tpr, at_fpr, max_advantage;  ///< docs/calibration.md#risk-targets
   std::string tolerance, max_sigma;
+  std::string schedule, phase;  ///< --schedule FILE, --phase NAME (sigma)
 };
 
 /// Which target the flags give: --epsilon at --delta, --max-tpr at --at-fpr,
@@ -179,8 +182,77 @@ int run_risk_solver(const SolverFlags& f, const std::string& name, Unknown unkno
   return kOk;
 }
 
+/// The result row of a solved schedule (docs/calibration.md#schedules): the
+/// guarantee, the target, and what was found: the factor on every σ and the
+/// σ it makes of each phase (rounded up), one phase's σ, or the last phase's
+/// steps and epochs with the schedule's total.
+report::Record solved_schedule_record(const CalibratedSchedule& solved, const Schedule& schedule,
+                                      Unknown unknown, double target_epsilon) {
+  using report::Rounding;
+  report::Record r = guarantee_record(solved.guarantee, /*solved_delta=*/false);
+  r.add("target_epsilon", report::hoisted(report::number(target_epsilon)));
+  if (solved.scale) {
+    r.add("sigma_scale", report::number(*solved.scale, Rounding::up));
+    std::vector<double> sigmas;
+    for (const auto& p : solved.phases) sigmas.push_back(p.noise_multiplier);
+    r.add("noise_multipliers", report::Cell{std::move(sigmas), Rounding::up});
+  } else if (schedule.solved) {
+    const DpSgdRun& phase = solved.phases[*schedule.solved];
+    r.add("phase", report::hoisted(report::text(schedule.names[*schedule.solved])));
+    if (unknown == Unknown::noise_multiplier) {
+      r.add("noise_multiplier", report::number(phase.noise_multiplier, Rounding::up));
+    } else {
+      const bool unbounded = phase.steps >= kUnboundedCount;
+      r.add("steps", unbounded ? report::number(std::numeric_limits<double>::infinity())
+                               : report::integer(phase.steps));
+      if (phase.epochs) r.add("epochs", report::number(*phase.epochs, Rounding::down));
+      if (!unbounded) r.add("total_steps", report::integer(schedule_steps(solved.phases)));
+    }
+  }
+  details_last(r);
+  return r;
+}
+
+/// sigma or steps on a --schedule: every accountant, target ε and δ.
+int run_schedule_solver(const SolverFlags& f, const std::string& name, Unknown unknown,
+                        std::ostream& out, std::ostream& err) {
+  if (!f.max_tpr.empty() || !f.max_advantage.empty())
+    throw UsageError(std::string(f.max_tpr.empty() ? "--max-advantage" : "--max-tpr") +
+                     ": not with --schedule (give --epsilon with --delta)");
+  const Schedule schedule = load_schedule(f.schedule, f.run, unknown, f.phase);
+  if (target_measure(f) != Measure::epsilon) throw UsageError("--epsilon is required");
+  const AccountantChoice choice = resolve(f.accountant, {true, false});
+  resolve(f.output);  // check --format and --precision before any work
+  text_style(f.output);
+  const SolveSettings settings = resolve_solve_flags(f.tolerance, f.max_sigma);
+  const auto targets = parse_list("--epsilon", f.epsilons, kNonNegative);
+  const auto deltas = parse_list("--delta", f.deltas, kOpenUnit);
+  report::Report rep;
+  rep.command = name;
+  add_schedule_inputs(rep.inputs, f.schedule, schedule, unknown);
+  add_inputs(rep.inputs, choice);
+  for (const auto& accountant : choice.names)
+    for (double target : targets)
+      for (double delta : deltas) {
+        const CalibratedSchedule solved = calibrate_schedule(
+            schedule.phases, unknown,
+            unknown == Unknown::noise_multiplier ? schedule.solved : std::nullopt, accountant,
+            choice.options, target, SolveTarget{Measure::epsilon, delta, 0}, settings);
+        rep.results.push_back(solved_schedule_record(solved, schedule, unknown, target));
+        collect_remarks(solved.guarantee, rep, err);
+      }
+  if (unknown == Unknown::noise_multiplier && !schedule.solved)
+    rep.footnotes.push_back(
+        "note: sigma_scale: the smallest factor on every phase's noise multiplier that meets the "
+        "target; noise_multipliers: each phase's, times it, in phase order (rounded up)");
+  emit(rep, f.output, out);
+  return kOk;
+}
+
 int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, std::ostream& out,
                std::ostream& err) {
+  if (!f.schedule.empty()) return run_schedule_solver(f, name, unknown, out, err);
+  if (!f.phase.empty()) throw UsageError("--phase: only with --schedule");
   const DpSgdRun run = derive(single_values(f.run), unknown);
   note_assumed_poisson(f.run, err);
   const Measure measure = target_measure(f);
@@ -228,6 +300,11 @@ Verb setup_solver_verb(CLI::App& app, const std::string& name, const std::string
   cmd->add_option("--max-advantage", f->max_advantage,
                   "instead of --epsilon: largest advantage TPR - FPR of any membership-inference "
                   "attack, in (0, 1)");
+  if (unknown != Unknown::sampling_rate) add_schedule_flag(*cmd, f->schedule);
+  if (unknown == Unknown::noise_multiplier)
+    cmd->add_option("--phase", f->phase,
+                    "with --schedule: solve this phase's sigma (its name, or its number from 1; "
+                    "its sigma left out, the others given) instead of scaling every phase's");
   add_accountant_flags(*cmd, f->accountant);
   add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output);

@@ -1,5 +1,6 @@
 #include "cli/spec_verb.hpp"
 
+#include "accounting/dpsgd/schedule.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
 #include "cli/output_flags.hpp"
@@ -10,6 +11,12 @@ namespace {
 
 void require_no_run_flags(const DpSgdFlags& f) {
   refuse_run_flags(f, "--spec", "the spec file describes the whole run");
+}
+
+void refuse_spec_with_schedule(const SpecFlags& f) {
+  if (!f.file.empty() && !f.schedule.empty())
+    throw UsageError(
+        "--schedule: not with --spec (give the run as phases or as a spec file, not both)");
 }
 
 }  // namespace
@@ -24,13 +31,19 @@ void add_spec_flags(CLI::App& app, SpecFlags& f) {
                     "with --spec: which datasets are neighbours: add-remove (one record added "
                     "or removed) | replace-one (one replaced by another) | replace-special (one "
                     "replaced by a null record); default: the relation the spec's sampling fixes");
+  add_schedule_flag(app, f.schedule);
   app.add_flag("--print-spec", f.print,
-               "print the spec JSON of the DP-SGD flags given (or of --spec) and exit");
+               "print the spec JSON of the DP-SGD flags given (or of --spec, or of --schedule's "
+               "phases composed) and exit");
 }
 
 std::optional<Neighbouring> neighbouring_of(const SpecFlags& f) {
   if (f.neighbouring.empty()) return std::nullopt;
   const Neighbouring n = parse_choice("--neighbouring", f.neighbouring, kNeighbouringChoices);
+  if (!f.schedule.empty())
+    throw UsageError(
+        "--neighbouring: not with --schedule (each phase's sampling fixes the relation, as the "
+        "DP-SGD flags' do)");
   if (f.file.empty())
     throw UsageError(
         "--neighbouring: only with --spec (without it the DP-SGD flags' --sampling fixes the "
@@ -39,8 +52,11 @@ std::optional<Neighbouring> neighbouring_of(const SpecFlags& f) {
 }
 
 void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out) {
+  refuse_spec_with_schedule(spec);
   nlohmann::ordered_json json;
-  if (!spec.file.empty()) {
+  if (!spec.schedule.empty()) {
+    json = event_to_json(*schedule_event(load_schedule(spec.schedule, run, Unknown::none).phases));
+  } else if (!spec.file.empty()) {
     require_no_run_flags(run);
     json = nlohmann::ordered_json::parse(read_spec_file(spec.file).json);
   } else {
@@ -51,7 +67,17 @@ void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out)
 }
 
 RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run) {
+  refuse_spec_with_schedule(spec);
   RunEvent out;
+  if (!spec.schedule.empty()) {
+    const Schedule schedule = load_schedule(spec.schedule, run, Unknown::none);
+    add_schedule_inputs(out.inputs, spec.schedule, schedule, Unknown::none);
+    out.event = schedule_event(schedule.phases);
+    out.neighbouring = run_neighbouring(schedule.phases.front());
+    out.event_is_own = schedule_is_the_run(schedule.phases);
+    out.schedule = schedule;
+    return out;
+  }
   if (spec.file.empty()) {
     const DpSgdRun r = derive(single_values(run), Unknown::none);
     add_inputs(out.inputs, r);
@@ -90,6 +116,7 @@ Question make_question(const RunEvent& run, const AccountantChoice& choice,
   Question q;
   q.event = run.event;
   q.run = run.run;
+  q.event_is_own = run.event_is_own;
   q.accountants = choice;
   q.targets = std::move(targets);
   q.solve_delta = solve_delta;

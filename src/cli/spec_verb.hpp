@@ -13,6 +13,7 @@
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
 #include "cli/run_parameters.hpp"
+#include "cli/schedule.hpp"
 #include "report/record.hpp"
 
 namespace dpb::cli {
@@ -27,7 +28,8 @@ inline constexpr std::array<Choice<Neighbouring>, 3> kNeighbouringChoices{{
 }};
 
 struct SpecFlags {
-  std::string file;  ///< --spec; empty = the DP-SGD flags describe the run
+  std::string file;      ///< --spec; empty = the DP-SGD flags describe the run
+  std::string schedule;  ///< --schedule: the run in phases over the DP-SGD flags (cli/schedule.hpp)
   bool print = false;
   std::string neighbouring;  ///< --neighbouring; empty = the relation the events fix
 };
@@ -39,8 +41,8 @@ void add_spec_flags(CLI::App& app, SpecFlags& flags);
 /// fixes the relation.
 std::optional<Neighbouring> neighbouring_of(const SpecFlags& flags);
 
-/// --print-spec: writes the spec JSON of --spec (normalised) or of the DP-SGD
-/// flags to `out`, computing nothing.
+/// --print-spec: writes the spec JSON of --spec (normalised), of --schedule
+/// (its phases composed) or of the DP-SGD flags to `out`, computing nothing.
 void print_spec(const SpecFlags& spec, const DpSgdFlags& run, std::ostream& out);
 
 /// The run to account: its inputs for the report and its event, from --spec
@@ -50,6 +52,10 @@ struct RunEvent {
   EventPtr event;
   std::optional<DpSgdRun> run;               ///< the DP-SGD run, when not a spec file
   std::optional<Neighbouring> neighbouring;  ///< the relation the run is analysed under
+  /// A schedule's phases (--schedule; run unset), and whether `event` is the
+  /// run's own mechanism.
+  std::optional<Schedule> schedule;
+  bool event_is_own = true;
 };
 RunEvent load_run(const SpecFlags& spec, const DpSgdFlags& run);
 

@@ -37,6 +37,7 @@ enum class Show {
   wide,     ///< JSON, CSV and wide text; summarised by a `compact` cell
   compact,  ///< compact text only (a summary of `wide` cells)
   data,     ///< JSON and CSV only (text says it another way, e.g. a footnote marker)
+  text,     ///< text only, compact and wide (JSON and CSV say it another way)
 };
 
 struct Cell {

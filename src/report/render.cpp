@@ -56,7 +56,7 @@ Json to_json(const Cell& cell) {
 }
 
 /// Whether a cell is part of JSON and CSV output (compact text summaries are not).
-bool in_data(const Cell& cell) { return cell.show != Show::compact; }
+bool in_data(const Cell& cell) { return cell.show != Show::compact && cell.show != Show::text; }
 
 /// Whether a cell is part of text output in `style`.
 bool in_text(const Cell& cell, const TextStyle& style) {
@@ -69,6 +69,8 @@ bool in_text(const Cell& cell, const TextStyle& style) {
       return !style.wide;
     case Show::data:
       return false;
+    case Show::text:
+      return true;
   }
   return true;
 }
@@ -413,6 +415,15 @@ bool colour_wanted(bool is_terminal, const char* no_color, const char* term) {
 
 void render_json_line(const Record& record, std::ostream& out) {
   out << to_json(record).dump() << '\n';
+}
+
+std::string record_json(const Record& record) { return to_json(record).dump(); }
+
+std::string record_text(const Record& record, const TextStyle& style) {
+  std::string s;
+  for (const auto& [key, cell] : record.cells)
+    if (in_text(cell, style)) s += (s.empty() ? "" : ", ") + key + " " + to_text(cell, style);
+  return s;
 }
 
 std::vector<std::string> csv_columns(const Record& record) {

@@ -50,6 +50,13 @@ void render(const Report& report, Format format, std::ostream& out, const TextSt
 /// One result as a single JSON line (for streaming JSON Lines).
 void render_json_line(const Record& record, std::ostream& out);
 
+/// A record's JSON and CSV cells as one compact JSON object (a record nested
+/// in another's cell, report::json).
+std::string record_json(const Record& record);
+/// A record's text cells in one line, "key value, key value", each number as
+/// text output rounds it (a record summarised in another's cell).
+std::string record_text(const Record& record, const TextStyle& style = {});
+
 /// Text or Markdown tables of results that arrive one at a time. Up to
 /// `block_rows` results are held (0: all of them); a report with no more is
 /// printed exactly as render() prints it. A longer one is printed in blocks

@@ -496,7 +496,7 @@ TEST_CASE("an accountant setting no chosen accountant reads is refused, in every
   CHECK(audit.out.empty());
   CHECK(audit.err ==
         "dpbudget: error: --accountant: only with the claimed run it compares with (the run "
-        "flags or --spec)\n");
+        "flags, --spec or --schedule)\n");
 }
 
 TEST_CASE("control characters in echoed input are escaped in text output and messages") {

@@ -14,6 +14,7 @@
 #include "accounting/events/neighbouring.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/mechanisms/laplace_mechanism.hpp"
+#include "accounting/numerics/outward.hpp"
 
 namespace dpb {
 namespace {
@@ -188,6 +189,96 @@ double minimise(const std::function<double(double)>& f, double lo, double hi, in
   return r.second < best ? r.first : best_u;
 }
 
+// Heterogeneous ledgers (docs/composition.md#heterogeneous).
+
+using Ledger = CompositionAccountant::Ledger;
+
+/// Ulps of room beyond the m − 1 of a sum of m non-negative terms (each term
+/// a product and a tanh or a square: a few roundings more).
+constexpr int kHeterogeneousRoomUlps = 4;
+
+/// The relative rounding of a ledger's sums: 2(m + room)·u.
+double ledger_rounding(const Ledger& ledger) {
+  return 2 * static_cast<double>(ledger.size() + kHeterogeneousRoomUlps) * outward::kUnitRoundoff;
+}
+
+/// The per-use δ0 of step `s` when every use is given d0: capped at its
+/// largest useful δ (a sampled step's q).
+double use_delta(const Step& s, double d0) { return std::min(d0, max_step_delta(s)); }
+
+/// The ledger's sums at per-use δ0 = d0: Σ kε, Σ kε·tanh(ε/2) (the means of
+/// Kairouz, Oh & Viswanath 2015, Thm 3.5: (e^ε − 1)/(e^ε + 1) = tanh(ε/2)), Σ kε².
+struct LedgerSums {
+  double epsilon = 0, mean = 0, squares = 0;
+};
+LedgerSums ledger_sums(const Ledger& ledger, double d0) {
+  LedgerSums t;
+  for (const auto& [s, k] : ledger) {
+    const double e = step_epsilon(s, use_delta(s, d0));
+    const double kd = static_cast<double>(k);
+    if (!std::isfinite(e)) return {kInf, kInf, kInf};
+    t.epsilon += kd * e;
+    t.mean += kd * e * std::tanh(e / 2);
+    t.squares += kd * e * e;
+  }
+  return t;
+}
+
+/// Σ k·log(1 − δ0) over the ledger: log of the probability that no use takes
+/// its δ branch (≤ 0), rounded toward −inf (the side of a smaller slack δ̃
+/// and of a larger total δ).
+double log_no_delta(const Ledger& ledger, double d0) {
+  double sum = 0;
+  for (const auto& [s, k] : ledger) sum += static_cast<double>(k) * std::log1p(-use_delta(s, d0));
+  return sum * (1 + ledger_rounding(ledger));
+}
+
+/// Kairouz, Oh & Viswanath 2015, Thm 3.5, its first and third terms: ε̃ at
+/// slack δ̃ ∈ (0, 1] of sums `t` (exact arithmetic; the caller rounds).
+double kov_epsilon(const LedgerSums& t, double slack) {
+  double e = t.epsilon;
+  if (slack > 0 && slack <= 1)
+    e = std::min(e, t.mean + std::sqrt(2 * t.squares * -std::log(slack)));
+  return e;
+}
+
+/// Whether every step of the ledger has a finite ε at δ0 = 0.
+bool all_pure(const Ledger& ledger) {
+  for (const auto& [s, k] : ledger)
+    if (!is_pure(s)) return false;
+  return true;
+}
+
+/// The largest per-use δ of any step (the search's upper end).
+double largest_use_delta(const Ledger& ledger) {
+  double d = 0;
+  for (const auto& [s, k] : ledger) d = std::max(d, max_step_delta(s));
+  return d;
+}
+
+/// δ(ε)'s split (docs/composition.md#delta-split): the per-use δ0 in
+/// [e^−700, largest] minimising `total_delta`, or 0 when every step is pure
+/// and it does at least as well; its total into `total`.
+double delta_split(const std::function<double(double)>& total_delta, double largest, bool pure,
+                   double& total) {
+  const double u = minimise(
+      [&](double v) {
+        const double t = total_delta(std::exp(v));
+        return t > 0 ? std::log(t) : kLogOfZero;
+      },
+      kDeltaSplitLogFloor, std::log(largest), kDeltaSplitGrid);
+  double d0 = std::exp(u);
+  total = total_delta(d0);
+  if (pure) {
+    const double t0 = total_delta(0);
+    if (t0 <= total) {
+      total = t0;
+      d0 = 0;
+    }
+  }
+  return d0;
+}
+
 }  // namespace
 
 std::string_view to_string(CompositionMethod m) {
@@ -206,7 +297,7 @@ CompositionAccountant::CompositionAccountant(const AccountantOptions& options)
     : method_(options.composition), relation_(options.neighbouring) {}
 
 std::optional<std::string> CompositionAccountant::unsupported_reason(const DpEvent& event) const {
-  const CollectedSteps c = collect_steps(event, 1, step_, relation_);
+  const CollectedSteps c = collect_steps(event, 1, ledger_, relation_);
   if (c.error) return c.error;
   return count_reason(c.count);
 }
@@ -224,11 +315,11 @@ void CompositionAccountant::compose(const DpEvent& event, std::int64_t count) {
     if (auto why = unsupported_reason(event)) throw UnsupportedEvent(*why);
     return;
   }
-  const CollectedSteps c = collect_steps(event, count, step_, relation_);
+  const CollectedSteps c = collect_steps(event, count, ledger_, relation_);
   if (c.error) throw UnsupportedEvent(*c.error);
   if (auto why = count_reason(c.count)) throw UnsupportedEvent(*why);
   const std::int64_t total = checked_count_sum(count_, c.count);
-  step_ = c.step;
+  ledger_ = c.ledger;
   count_ = total;
 }
 
@@ -241,9 +332,11 @@ Guarantee CompositionAccountant::base() const {
   Guarantee g;
   g.accountant = "composition";
   g.bound = BoundKind::upper;
-  g.neighbouring = relation_                     ? *relation_
-                   : step_ && step_->replace_one ? Neighbouring::replace_one
-                                                 : Neighbouring::add_remove;
+  g.neighbouring = relation_ ? *relation_
+                   : !ledger_.empty() && ledger_.front().first.replace_one
+                       ? Neighbouring::replace_one
+                       : Neighbouring::add_remove;
+  if (ledger_.size() > 1) return g;  // heterogeneous_epsilon / _delta say how
   g.notes.push_back(std::string(to_string(method_)) + " composition of " + std::to_string(count_) +
                     " steps, each (epsilon_step, delta_step)-DP");
   return g;
@@ -253,11 +346,15 @@ Guarantee CompositionAccountant::epsilon(double delta) const {
   if (!(delta > 0 && delta < 1)) throw InvalidParameter("delta", "must be in (0, 1)");
   Guarantee g = base();
   g.delta = delta;
-  if (!step_ || count_ == 0) {
+  if (ledger_.empty() || count_ == 0) {
     g.epsilon = 0;
     return g;
   }
-  const Step s = *step_;
+  if (ledger_.size() > 1) {
+    heterogeneous_epsilon(delta, g);
+    return g;
+  }
+  const Step s = ledger_.front().first;
   const std::int64_t k = count_;
   const double kd = static_cast<double>(k);
   const bool pure = is_pure(s);
@@ -319,11 +416,15 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
   if (!(epsilon >= 0)) throw InvalidParameter("epsilon", "must be a number >= 0");
   Guarantee g = base();
   g.epsilon = epsilon;
-  if (!step_ || count_ == 0) {
+  if (ledger_.empty() || count_ == 0) {
     g.delta = 0;
     return g;
   }
-  const Step s = *step_;
+  if (ledger_.size() > 1) {
+    heterogeneous_delta(epsilon, g);
+    return g;
+  }
+  const Step s = ledger_.front().first;
   const std::int64_t k = count_;
   const double kd = static_cast<double>(k);
   const bool pure = is_pure(s);
@@ -348,22 +449,7 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
     d0 = step_delta(s, e0);
     total = std::min(1.0, kd * d0);
   } else {
-    const double u_hi = std::log(max_step_delta(s));
-    const double u = minimise(
-        [&](double v) {
-          const double t = total_delta(std::exp(v));
-          return t > 0 ? std::log(t) : kLogOfZero;
-        },
-        kDeltaSplitLogFloor, u_hi, kDeltaSplitGrid);
-    d0 = std::exp(u);
-    total = total_delta(d0);
-    if (pure) {
-      const double t0 = total_delta(0);
-      if (t0 <= total) {
-        total = t0;
-        d0 = 0;
-      }
-    }
+    d0 = delta_split(total_delta, max_step_delta(s), pure, total);
     e0 = step_epsilon(s, d0);
   }
   const double slack = method_ == CompositionMethod::optimal
@@ -374,6 +460,116 @@ Guarantee CompositionAccountant::delta(double epsilon) const {
   g.details.insert(g.details.end(),
                    {{"epsilon_step", e0}, {"delta_step", d0}, {"delta_slack", slack}});
   return g;
+}
+
+namespace {
+
+/// The notes of a heterogeneous answer: how the ledger was composed.
+void heterogeneous_notes(Guarantee& g, CompositionMethod method, std::int64_t count,
+                         std::size_t distinct) {
+  const std::string steps = std::to_string(count) + " steps of " + std::to_string(distinct) +
+                            " different kinds, each use (its epsilon, delta_step)-DP";
+  if (method == CompositionMethod::basic) {
+    g.notes.push_back("basic composition of " + steps);
+    return;
+  }
+  g.notes.push_back("heterogeneous advanced composition of " + steps +
+                    " (Kairouz, Oh & Viswanath 2015, Thm 3.5)");
+  if (method == CompositionMethod::optimal)
+    g.notes.push_back(
+        "optimal composition is for one repeated (epsilon, delta); for different steps it is "
+        "#P-complete to evaluate (Murtagh & Vadhan 2016), so the advanced bound is given");
+}
+
+}  // namespace
+
+void CompositionAccountant::heterogeneous_epsilon(double delta, Guarantee& g) const {
+  const Ledger& l = ledger_;
+  const double kd = static_cast<double>(count_);
+  const double r = ledger_rounding(l);
+  double d0 = 0, eps = kInf, slack = 0;
+  if (method_ == CompositionMethod::basic) {
+    // (Σ kε, Σ kδ0): every use δ/K (Dwork & Roth 2014, Thm 3.16).
+    d0 = delta / kd;
+    while (kd * d0 > delta) d0 = std::nextafter(d0, 0.0);
+    eps = ledger_sums(l, d0).epsilon * (1 + r);
+    double used = 0;
+    for (const auto& [s, k] : l) used += static_cast<double>(k) * use_delta(s, d0);
+    slack = delta - used;
+  } else {
+    // δ̃ = 1 − (1 − δ)/Π(1 − δ0)^k, rounded down; ε̃ of Thm 3.5, rounded up.
+    auto slack_at = [&](double step_d) {
+      // log(1 − δ) toward 0 and the ledger's sum toward −inf: a smaller δ̃.
+      return -std::expm1(std::log1p(-delta) * (1 - r) - log_no_delta(l, step_d)) * (1 - r);
+    };
+    auto total_eps = [&](double step_d) {
+      const double t_slack = slack_at(step_d);
+      if (!(t_slack > 0)) return kInf;
+      return kov_epsilon(ledger_sums(l, step_d), t_slack) * (1 + r);
+    };
+    const double d0_max = std::min(-std::expm1(std::log1p(-delta) / kd), largest_use_delta(l));
+    const double u_hi = std::log(d0_max);
+    const double u = minimise([&](double v) { return total_eps(std::exp(v)); },
+                              u_hi - kEpsilonSplitLogRange, u_hi, kEpsilonSplitGrid);
+    d0 = std::exp(u);
+    eps = total_eps(d0);
+    if (all_pure(l)) {
+      const double e_pure = total_eps(0);
+      if (e_pure <= eps) {
+        eps = e_pure;
+        d0 = 0;
+      }
+    }
+    slack = slack_at(d0);
+  }
+  g.epsilon = eps;
+  g.add_count("composed_count", count_);
+  g.add_count("distinct_steps", static_cast<std::int64_t>(l.size()));
+  g.details.insert(g.details.end(), {{"delta_step", d0}, {"delta_slack", slack}});
+  heterogeneous_notes(g, method_, count_, l.size());
+}
+
+void CompositionAccountant::heterogeneous_delta(double epsilon, Guarantee& g) const {
+  const Ledger& l = ledger_;
+  const double kd = static_cast<double>(count_);
+  const double r = ledger_rounding(l);
+  double d0 = 0, total = 1, slack = 0;
+  if (method_ == CompositionMethod::basic) {
+    // Every use ε/K: Σ kδ(ε/K) (Dwork & Roth 2014, Thm 3.16).
+    const double e0 = epsilon / kd;
+    double sum = 0;
+    for (const auto& [s, k] : l) sum += static_cast<double>(k) * step_delta(s, e0);
+    total = std::min(1.0, sum * (1 + r));
+  } else {
+    // The smallest δ̃ whose ε̃ (Thm 3.5) fits ε, rounded up: δ̃ = 0 when
+    // Σ kε ≤ ε; else exp(−(ε − A)²/(2S)) with A and S rounded up and the
+    // exponent down.
+    auto slack_at = [&](const LedgerSums& t) {
+      if (t.epsilon <= epsilon) return 0.0;
+      const double mean = t.mean * (1 + r), squares = t.squares * (1 + r);
+      if (!(epsilon > mean) || !(squares > 0) || !std::isfinite(squares)) return 1.0;
+      const double gap = (epsilon - mean) * (1 - r);
+      const double exponent = gap * gap / (2 * squares) * (1 - r);
+      return std::min(1.0, std::exp(-exponent) * (1 + r));
+    };
+    auto total_delta = [&](double step_d) {
+      const LedgerSums t = ledger_sums(l, step_d);
+      if (!std::isfinite(t.epsilon)) return 1.0;
+      const double t_slack = slack_at(t);
+      const double v = -std::expm1(std::log1p(-t_slack) * (1 + r) + log_no_delta(l, step_d));
+      return std::min(1.0, v * (1 + r));
+    };
+    d0 = delta_split(total_delta, largest_use_delta(l), all_pure(l), total);
+    slack = slack_at(ledger_sums(l, d0));
+  }
+  g.delta = total;
+  g.add_count("composed_count", count_);
+  g.add_count("distinct_steps", static_cast<std::int64_t>(l.size()));
+  if (method_ == CompositionMethod::basic)
+    g.details.emplace_back("epsilon_step", epsilon / kd);
+  else
+    g.details.insert(g.details.end(), {{"delta_step", d0}, {"delta_slack", slack}});
+  heterogeneous_notes(g, method_, count_, l.size());
 }
 
 }  // namespace dpb

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "accounting/accountant.hpp"
 
@@ -14,8 +16,9 @@ namespace dpb {
 /// with the basic, advanced or optimal theorem (AccountantOptions::composition). The split of the
 /// total δ between the steps and the theorem's slack is searched to minimise ε (or, for delta(ε),
 /// to minimise δ); every split is a valid bound, so the result is an upper bound whether or not the
-/// search finds the best split. Different mechanisms in one run are not supported (the theorems are
-/// for homogeneous composition).
+/// search finds the best split. A ledger of different steps is composed by the heterogeneous bounds
+/// (docs/composition.md#heterogeneous): basic composition, or Kairouz, Oh & Viswanath 2015,
+/// Thm 3.5 for advanced and optimal.
 class CompositionAccountant final : public Accountant {
  public:
   /// One step of the run.
@@ -39,6 +42,9 @@ class CompositionAccountant final : public Accountant {
     bool operator==(const Step&) const = default;
   };
 
+  /// Each distinct step with its number of uses, in the order first met.
+  using Ledger = std::vector<std::pair<Step, std::int64_t>>;
+
   explicit CompositionAccountant(const AccountantOptions& options);
   std::string_view name() const override { return "composition"; }
   std::optional<std::string> unsupported_reason(const DpEvent& event) const override;
@@ -49,13 +55,17 @@ class CompositionAccountant final : public Accountant {
 
  private:
   Guarantee base() const;
+  /// ε at δ and δ at ε of a ledger of two or more distinct steps
+  /// (docs/composition.md#heterogeneous), into `g` (base()).
+  void heterogeneous_epsilon(double delta, Guarantee& g) const;
+  void heterogeneous_delta(double epsilon, Guarantee& g) const;
   /// Why `more` steps beyond those composed exceed max_count(), or nullopt.
   std::optional<std::string> count_reason(std::int64_t more) const;
 
   CompositionMethod method_;
   std::optional<Neighbouring> relation_;  ///< AccountantOptions::neighbouring
-  std::optional<Step> step_;
-  std::int64_t count_ = 0;
+  Ledger ledger_;
+  std::int64_t count_ = 0;  ///< uses in all, Σ of the ledger's counts
 };
 
 }  // namespace dpb

@@ -19,6 +19,7 @@ namespace {
 constexpr int kRandomizedResponseUlps = 8;
 
 using Step = CompositionAccountant::Step;
+using Ledger = CompositionAccountant::Ledger;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
@@ -215,18 +216,18 @@ struct StepPlanner {
   }
 };
 
-/// docs/composition.md#homogeneous.
-constexpr const char* kHeterogeneous =
-    "composition: only repetitions of one mechanism are supported (homogeneous composition); "
-    "this run mixes different mechanisms or parameters";
+/// docs/composition.md#heterogeneous.
+constexpr const char* kMixedRelations =
+    "composition: this run mixes steps analysed under replace_one neighbouring (sampled without "
+    "replacement) with steps analysed under add_remove; no relation holds for both (choose "
+    "neighbouring replace_one, or use rdp or pld)";
 
 }  // namespace
 
-CollectedSteps collect_steps(const DpEvent& event, std::int64_t mult,
-                             const std::optional<Step>& held,
+CollectedSteps collect_steps(const DpEvent& event, std::int64_t mult, const Ledger& held,
                              std::optional<Neighbouring> relation) {
   CollectedSteps c;
-  c.step = held;
+  c.ledger = held;
   const Plan<Step> plan = plan_event<Step>(event, StepPlanner{relation}, "composition");
   if (plan.refusal) {
     c.error = plan.refusal;
@@ -234,12 +235,18 @@ CollectedSteps collect_steps(const DpEvent& event, std::int64_t mult,
   }
   for (const auto& [step, n] : plan.terms) {
     if (n == 0 || step.kind == Step::Kind::none) continue;
-    if (c.step && !(*c.step == step)) {
-      c.error = kHeterogeneous;
+    const std::int64_t uses = checked_count_product(mult, n);
+    auto same = std::find_if(c.ledger.begin(), c.ledger.end(),
+                             [&step](const auto& entry) { return entry.first == step; });
+    if (same != c.ledger.end())
+      same->second = checked_count_sum(same->second, uses);
+    else
+      c.ledger.emplace_back(step, uses);
+    if (!relation && c.ledger.front().first.replace_one != step.replace_one) {
+      c.error = kMixedRelations;
       return c;
     }
-    c.step = step;
-    c.count = checked_count_sum(c.count, checked_count_product(mult, n));
+    c.count = checked_count_sum(c.count, uses);
   }
   return c;
 }

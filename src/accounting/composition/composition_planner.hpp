@@ -2,8 +2,8 @@
 // The composition accountant's planner (events/event_walk.hpp): each leaf of
 // an event becomes a CompositionAccountant::Step, its per-use (ε0, δ0)
 // profile, amplified when sampled, under the neighbouring relation asked for.
-// The theorems compose repetitions of one mechanism, so collect_steps() checks
-// that the leaves repeat one Step and counts them. The planner itself, one
+// collect_steps() counts each distinct Step: the homogeneous theorems compose
+// one Step repeated, the heterogeneous bounds a ledger of several. The planner itself, one
 // overload per leaf kind and no catch-all, is in composition_planner.cpp.
 #include <cstdint>
 #include <optional>
@@ -23,18 +23,21 @@ inline std::int64_t checked_count_sum(std::int64_t a, std::int64_t b) {
   return r;
 }
 
-/// The one Step that `event` repeats (after `held`, what the accountant
-/// already holds) and how often, or why the theorems do not apply.
+/// The ledger after `event` is added to `held` (what the accountant already
+/// holds): each distinct Step once with its count; how many uses the event
+/// added; or why the steps cannot be composed.
 struct CollectedSteps {
-  std::optional<CompositionAccountant::Step> step;
+  CompositionAccountant::Ledger ledger;
   std::int64_t count = 0;
   std::optional<std::string> error;
 };
 
-/// `mult` occurrences of `event` for the accountant holding `held` (a Step
-/// or nothing yet), under `relation` (nullopt: inferred, see the planner).
+/// `mult` occurrences of `event` for the accountant holding `held`, under
+/// `relation` (nullopt: inferred, see the planner). A ledger that mixes steps
+/// inferred as replace-one (sampled without replacement) with add/remove ones
+/// is refused (docs/composition.md#heterogeneous): no relation holds for both.
 CollectedSteps collect_steps(const DpEvent& event, std::int64_t mult,
-                             const std::optional<CompositionAccountant::Step>& held,
+                             const CompositionAccountant::Ledger& held,
                              std::optional<Neighbouring> relation);
 
 }  // namespace dpb::detail
