@@ -227,6 +227,7 @@ int run_schedule_solver(const SolverFlags& f, const std::string& name, Unknown u
   const SolveSettings settings = resolve_solve_flags(f.tolerance, f.max_sigma);
   const auto targets = parse_list("--epsilon", f.epsilons, kNonNegative);
   const auto deltas = parse_list("--delta", f.deltas, kOpenUnit);
+  flags_checked();
   report::Report rep;
   rep.command = name;
   add_schedule_inputs(rep.inputs, f.schedule, schedule, unknown);
