@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -218,6 +219,56 @@ void bench_optimal_composition() {
       1e3 * seconds_since(t0), eps);
 }
 
+/// Issue 27's goal for a schedule: three phases at pld within this factor of
+/// one phase of the same total steps.
+constexpr double kScheduleRatioGoal = 3.0;
+
+/// `epsilon --accountant pld` on a schedule of three phases (written to a
+/// scratch file) against one phase of the same 1,000 steps, pair by pair
+/// (each pair back to back, under the same load): the median ratio.
+void bench_schedule(int pairs) {
+  char path[] = "/tmp/dpbudget-bench-schedule-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) {
+    std::fprintf(stderr, "dpbudget_bench: cannot create a scratch schedule file\n");
+    std::exit(1);
+  }
+  const std::string_view phases =
+      "{\"sampling_rate\": 0.01, \"noise_multiplier\": 1.2, \"steps\": 300}\n"
+      "{\"sampling_rate\": 0.02, \"noise_multiplier\": 1.0, \"steps\": 300}\n"
+      "{\"sampling_rate\": 0.01, \"noise_multiplier\": 0.9, \"steps\": 400}\n";
+  const bool written =
+      write(fd, phases.data(), phases.size()) == static_cast<ssize_t>(phases.size());
+  close(fd);
+  if (!written) {
+    std::fprintf(stderr, "dpbudget_bench: cannot write the scratch schedule file\n");
+    std::exit(1);
+  }
+  const std::vector<const char*> one{
+      DPBUDGET_BINARY, "epsilon", "--accountant", "pld",  "-q",   "0.01", "--sigma", "1",
+      "--steps",       "1000",    "--delta",      "1e-5", nullptr};
+  const std::vector<const char*> three{DPBUDGET_BINARY, "epsilon",    "--accountant",
+                                       "pld",           "--schedule", path,
+                                       "--delta",       "1e-5",       nullptr};
+  std::vector<double> ratios, ones, threes;
+  for (int i = 0; i < pairs; ++i) {
+    const double o = run_once(one.data());
+    const double t = run_once(three.data());
+    ratios.push_back(t / o);
+    ones.push_back(o);
+    threes.push_back(t);
+  }
+  unlink(path);
+  for (auto* v : {&ratios, &ones, &threes}) std::sort(v->begin(), v->end());
+  const std::size_t m = ratios.size() / 2;
+  std::printf(
+      "schedule: dpbudget epsilon --accountant pld, 3 phases (300 + 300 + 400 steps): median "
+      "%.0f ms, one phase of 1000 steps %.0f ms, median ratio %.2f over %d pairs (goal <= "
+      "%.0fx: %s)\n",
+      1e3 * threes[m], 1e3 * ones[m], ratios[m], pairs, kScheduleRatioGoal,
+      ratios[m] <= kScheduleRatioGoal ? "met" : "NOT met");
+}
+
 /// Issue 27's goal for the planner over 100 candidate batch sizes.
 constexpr double kPlanGoalSeconds = 2;
 
@@ -316,7 +367,8 @@ int main(int argc, char** argv) {
       {DPBUDGET_BINARY, "risk", "--accountant", "all", "-q", "0.01", "--sigma", "1", "--steps",
        "1000", nullptr},
       5, 1000);
-  // The planner (issue 27).
+  // Schedules and the planner (issue 27).
+  bench_schedule(5);
   bench_plan(5);
   return 0;
 }
