@@ -3,8 +3,9 @@
 # DPBUDGET_SANITIZE: every target is built with AddressSanitizer and
 #   UndefinedBehaviorSanitizer, and the first report aborts the process
 #   (-fno-sanitize-recover=all), so a sanitizer finding fails its test.
-# DPBUDGET_FUZZ (clang only): also instruments every target for libFuzzer's
-#   coverage feedback and builds the fuzz targets in tests/fuzz/.
+# DPBUDGET_FUZZ (clang only): also instruments the libraries for libFuzzer's
+#   coverage feedback (dpbudget_fuzz_coverage below) and builds the fuzz
+#   targets in tests/fuzz/.
 option(DPBUDGET_SANITIZE "Build everything with ASan and UBSan" OFF)
 option(DPBUDGET_FUZZ "Build the libFuzzer targets (clang; implies DPBUDGET_SANITIZE)" OFF)
 
@@ -24,7 +25,14 @@ if(DPBUDGET_SANITIZE)
   add_compile_options(${DPBUDGET_SANITIZER_FLAGS} -fno-omit-frame-pointer -gline-tables-only)
   add_link_options(${DPBUDGET_SANITIZER_FLAGS})
 endif()
-if(DPBUDGET_FUZZ)
-  # Coverage instrumentation for every library; only fuzz targets link libFuzzer's main.
-  add_compile_options(-fsanitize=fuzzer-no-link)
-endif()
+# dpbudget_fuzz_coverage(TARGET): libFuzzer's coverage instrumentation for a
+# library the fuzz targets link, and for the fuzz targets themselves (only
+# they link libFuzzer's main). Not for the tests: their own code needs no
+# coverage feedback, and its comparison tracing (trace-cmp) slowed the
+# sanitizer suite's multiprecision and quadrature references several times
+# over (issue 25).
+function(dpbudget_fuzz_coverage target)
+  if(DPBUDGET_FUZZ)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+endfunction()

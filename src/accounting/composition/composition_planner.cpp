@@ -233,7 +233,9 @@ CollectedSteps collect_steps(const DpEvent& event, std::int64_t mult, const Ledg
     c.error = plan.refusal;
     return c;
   }
-  for (const auto& [step, n] : plan.terms) {
+  for (const auto& term : plan.terms) {
+    const Step& step = term.first;  // a name, not a binding: clang 14 cannot capture those
+    const std::int64_t n = term.second;
     if (n == 0 || step.kind == Step::Kind::none) continue;
     const std::int64_t uses = checked_count_product(mult, n);
     auto same = std::find_if(c.ledger.begin(), c.ledger.end(),
