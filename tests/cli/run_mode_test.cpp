@@ -49,8 +49,7 @@ TEST_CASE("check mode stops each verb that computes once its flags are valid") {
       {"steps", "-q", "0.01", "--sigma", "1.1", "--epsilon", "1", "--delta", "1e-5"},
       {"sampling-rate", "--sigma", "1.1", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
       {"sweep", "-q", "0.01", "--sigma", "1:2:0.5", "--steps", "100", "--delta", "1e-5"},
-      {"compose", "--epsilon", "0.1", "--delta", "1e-8", "--count", "10", "--target-delta",
-       "1e-5"},
+      {"compose", "--epsilon", "0.1", "--delta", "1e-8", "--count", "10", "--target-delta", "1e-5"},
       {"gdp", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5"},
       {"plot", "-q", "0.01", "--sigma", "1.1", "--steps", "1:100", "--delta", "1e-5", "-o", "-"},
       {"audit", "--tp", "55", "--fn", "45", "--fp", "45", "--tn", "55", "-q", "0.01", "--sigma",
@@ -58,8 +57,8 @@ TEST_CASE("check mode stops each verb that computes once its flags are valid") {
       {"risk", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--accountant", "rdp"},
       {"report", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
        "--accountant", "rdp"},
-      {"plan", "--epsilon", "8", "--delta", "1e-5", "--dataset-size", "1000", "--compute",
-       "10000", "--max-batch-size", "64"},
+      {"plan", "--epsilon", "8", "--delta", "1e-5", "--dataset-size", "1000", "--compute", "10000",
+       "--max-batch-size", "64"},
   };
   for (const auto& args : valid) {
     INFO(joined(args));
@@ -83,8 +82,7 @@ TEST_CASE("check mode refuses what run mode refuses, with the same line") {
       {"sweep", "-q", "0.01", "--sigma", "2:1:0.5", "--steps", "100", "--delta", "1e-5"},
       {"sweep", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5", "--keep-going"},
       {"compose", "--epsilon", "0.1", "--delta", "1e-8", "--target-delta", "1e-5"},
-      {"gdp", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--group", "0", "--delta",
-       "1e-5"},
+      {"gdp", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--group", "0", "--delta", "1e-5"},
       {"plot", "-q", "0.01", "--sigma", "1.1", "--steps", "1:100", "--delta", "1e-5"},
       {"audit", "--tp", "90", "--fn", "10", "--fp", "10", "--tn", "90", "-q", "0.01", "--sigma",
        "1.1", "--steps", "100", "--delta", "0"},
