@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "accounting/events/mixture_dominance.hpp"
-#include "accounting/mechanisms/gaussian_mechanism.hpp"
 
 namespace dpb {
 namespace {
@@ -373,8 +372,13 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
     // the solver finds that combined multiplier and calibrate_run() the gradient's.
     if (unknown != U::noise_multiplier) {
       run.gradient_noise_multiplier = run.noise_multiplier;
-      run.noise_multiplier =
-          combined_noise_multiplier(run.noise_multiplier, *v.clipping_count_noise);
+      // Scaled by the smaller multiplier (no overflow), 4 ulps down past the rounding of the sum,
+      // division and root, as grouped_noise_multiplier() does (dpsgd/ does not use mechanisms/).
+      const double z_g = run.noise_multiplier, z_b = 2 * *v.clipping_count_noise;
+      const double m = std::min(z_g, z_b);
+      double combined = m / std::sqrt((m / z_g) * (m / z_g) + (m / z_b) * (m / z_b));
+      for (int i = 0; i < 4; ++i) combined = std::nextafter(combined, 0.0);
+      run.noise_multiplier = combined;
     }
   }
 
