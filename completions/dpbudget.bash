@@ -34,6 +34,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -48,7 +49,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --max-epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --max-epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     delta)
       case $prev in
@@ -64,6 +65,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
@@ -77,7 +79,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     sigma)
       case $prev in
@@ -93,6 +95,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-tpr) COMPREPLY=(); return ;;
@@ -111,7 +114,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --phase --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --phase --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -127,6 +130,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-tpr) COMPREPLY=(); return ;;
@@ -144,7 +148,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -160,6 +164,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-tpr) COMPREPLY=(); return ;;
@@ -176,7 +181,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     plan)
       case $prev in
@@ -214,6 +219,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --solve) COMPREPLY=($(compgen -W 'sigma steps sampling-rate' -- "$cur")); return ;;
@@ -231,7 +237,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --epsilon --solve --max-epsilon --input --shard --keep-going --all-messages --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --epsilon --solve --max-epsilon --input --shard --keep-going --all-messages --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     compose)
       case $prev in
@@ -301,10 +307,11 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --format --precision'
+      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --format --precision'
       ;;
     tradeoff)
       case $prev in
@@ -332,6 +339,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
@@ -342,7 +350,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     events)
       case $prev in
@@ -376,6 +384,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
         --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -388,7 +397,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     risk)
       case $prev in
@@ -404,6 +413,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --fpr) COMPREPLY=(); return ;;
         --prior) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -419,7 +429,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --fpr --prior -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --fpr --prior -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     report)
       case $prev in
@@ -435,6 +445,7 @@ _dpbudget() {
         --group-noise-multipliers) COMPREPLY=(); return ;;
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --fpr) COMPREPLY=(); return ;;
         --prior) COMPREPLY=(); return ;;
@@ -451,7 +462,7 @@ _dpbudget() {
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
       ;;
     *) return ;;
   esac

@@ -6,6 +6,7 @@
 #include "accounting/answer.hpp"
 #include "accounting/dpsgd/schedule.hpp"
 #include "accounting/errors.hpp"
+#include "accounting/mechanisms/gaussian_mechanism.hpp"
 
 namespace dpb {
 namespace {
@@ -42,6 +43,17 @@ CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::
           oracle, target_epsilon, settings.tolerance, settings.max_sigma);
       out.run.noise_multiplier = s.noise_multiplier;
       out.guarantee = std::move(s.guarantee);
+      if (run.clipping_count_noise) {
+        // The σ found is the combined multiplier; the gradient's is z_eff = (z⁻² − (2σ_b)⁻²)^(−1/2)
+        // (Andrew et al. 2021, Theorem 1; docs/mechanisms.md#adaptive-clipping), rounded up.
+        try {
+          out.run.gradient_noise_multiplier =
+              gradient_noise_multiplier_for(s.noise_multiplier, *run.clipping_count_noise);
+        } catch (const NoSolution& e) {
+          throw RunParameterError(RunParam::clipping_count_noise,
+                                  {RunParam::clipping_count_noise, std::string(": ") + e.what()});
+        }
+      }
       return out;
     }
     case RunUnknown::steps: {
@@ -112,6 +124,14 @@ CalibratedSchedule calibrate_schedule(const std::vector<DpSgdRun>& phases, RunUn
   CalibratedSchedule out{phases, std::nullopt, {}};
   switch (unknown) {
     case RunUnknown::noise_multiplier: {
+      // A phase's σ with adaptive clipping's count is the combined multiplier, which neither a
+      // factor on every σ nor one phase's search turns back into the gradient's here.
+      for (const auto& p : phases)
+        if (p.clipping_count_noise)
+          throw RunParameterError(RunParam::clipping_count_noise,
+                                  {RunParam::clipping_count_noise,
+                                   ": not when solving sigma on a schedule (give it to sigma "
+                                   "without --schedule, or solve steps)"});
       if (phase) {
         if (*phase >= phases.size()) throw InvalidParameter("phase", "no such phase");
         auto s = smallest_noise_multiplier(

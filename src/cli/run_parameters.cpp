@@ -39,6 +39,8 @@ std::vector<std::string> DpSgdFlags::*list_member(RunParam p) {
       return &DpSgdFlags::participations;
     case RunParam::records_per_user:
       return &DpSgdFlags::records_per_user;
+    case RunParam::clipping_count_noise:
+      return &DpSgdFlags::clipping_count_noise;
     case RunParam::sampling:
       return nullptr;
   }
@@ -76,6 +78,7 @@ bool with_choices(RunParam p, F&& f) {
     case RunParam::group_noise_multipliers:
     case RunParam::participations:
     case RunParam::records_per_user:
+    case RunParam::clipping_count_noise:
       break;
   }
   return false;
@@ -231,6 +234,9 @@ void set_value(DpSgdValues& v, RunParam p, const ParamValue& x) {
       return;
     case RunParam::records_per_user:
       v.records_per_user = std::get<std::int64_t>(x);
+      return;
+    case RunParam::clipping_count_noise:
+      v.clipping_count_noise = std::get<double>(x);
       return;
   }
 }
@@ -394,6 +400,18 @@ void note_assumed_poisson(const DpSgdFlags& f, std::ostream& err) {
          "see --sampling\n";
 }
 
+void note_clipping_count(const DpSgdRun& run, std::ostream& err) {
+  if (!run.clipping_count_noise) return;
+  using report::Rounding;
+  err << "dpbudget: note: --clipping-count-noise: gradient noise "
+      << report::format_number(run.gradient_noise_multiplier, 6, Rounding::nearest)
+      << " and the clipped count's noise "
+      << report::format_number(*run.clipping_count_noise, 6, Rounding::nearest)
+      << " (multiplier 2*sigma_b) act as one Gaussian of multiplier "
+      << report::format_number(run.noise_multiplier, 6, Rounding::down)
+      << ", which the figures are for (Andrew et al. 2021, Theorem 1)\n";
+}
+
 std::string sampling_name(Sampling s) {
   // Results name the scheme with an underscore (as the neighbouring relations).
   return std::string(to_string(s));
@@ -405,13 +423,21 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
   if (unknown != Unknown::sampling_rate)
     in.add(key(RunParam::sampling_rate), report::number(run.sampling_rate));
   if (unknown != Unknown::noise_multiplier) {
-    // z* of grouped multipliers is rounded down (smaller σ, more loss).
+    // z* of grouped multipliers is rounded down (smaller σ, more loss). With adaptive
+    // clipping's count, noise_multiplier is the gradient's, as the flag gave it.
+    const double gradient =
+        run.clipping_count_noise ? run.gradient_noise_multiplier : run.noise_multiplier;
     in.add(key(RunParam::noise_multiplier),
-           report::number(run.noise_multiplier, run.group_noise_multipliers.empty()
-                                                    ? report::Rounding::nearest
-                                                    : report::Rounding::down));
+           report::number(gradient, run.group_noise_multipliers.empty() ? report::Rounding::nearest
+                                                                        : report::Rounding::down));
     if (!run.group_noise_multipliers.empty())
       in.add(key(RunParam::group_noise_multipliers), report::numbers(run.group_noise_multipliers));
+  }
+  if (run.clipping_count_noise) {
+    in.add(key(RunParam::clipping_count_noise), report::number(*run.clipping_count_noise));
+    if (unknown != Unknown::noise_multiplier)
+      in.add("combined_noise_multiplier",
+             report::number(run.noise_multiplier, report::Rounding::down));
   }
   if (unknown != Unknown::steps && !(unknown == Unknown::sampling_rate && epochs_given))
     in.add(key(RunParam::steps), report::integer(run.steps));

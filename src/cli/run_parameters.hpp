@@ -114,6 +114,13 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
      "the unit of privacy: each person owns up to k records, all of which differ between "
      "neighbours (user-level); 1 = record-level",
      "", 0, std::nullopt},
+    {RunParam::clipping_count_noise, "--clipping-count-noise", "--clipping-count-noise",
+     "clipping_count_noise", ParamKind::positive_real,
+     "adaptive clipping (Andrew et al. 2021): sigma_b, the noise deviation of the count of "
+     "unclipped examples released each step, summed as b - 1/2 (for a plain 0/1 count give "
+     "sigma_b / 2); the run is accounted at 1/sqrt(1/sigma^2 + 1/(2 sigma_b)^2), and sigma solves "
+     "give the gradient's (1/sigma^2 - 1/(2 sigma_b)^2)^(-1/2)",
+     "", 0, std::nullopt},
 }};
 
 /// kRunParameters lists every RunParam once, in the enum's order (so that
@@ -140,7 +147,7 @@ std::string name_of(RunParam p, Naming naming);
 struct DpSgdFlags {
   std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size,
       accumulation_steps, epochs, last_batch, group_noise_multipliers, participations,
-      records_per_user;
+      records_per_user, clipping_count_noise;
   std::string sampling = "poisson";
   bool sampling_given = false;  ///< --sampling was on the command line
 };
@@ -230,6 +237,9 @@ std::string message_of(const RunParameterError& e, Naming naming);
 /// Poisson sampling, which most data loaders do not do (README, "Which
 /// sampling did your training loop do?").
 void note_assumed_poisson(const DpSgdFlags& flags, std::ostream& err);
+/// With --clipping-count-noise, one line on stderr naming the combined multiplier the run is
+/// accounted at (and, solving σ, the gradient's).
+void note_clipping_count(const DpSgdRun& run, std::ostream& err);
 
 /// The scheme as results name it: poisson, without_replacement, shuffle, balls_in_bins.
 std::string sampling_name(Sampling s);

@@ -55,7 +55,14 @@ void add_solved_quantity(report::Record& r, const DpSgdRun& run, Unknown unknown
   using report::Rounding;
   switch (unknown) {
     case Unknown::noise_multiplier:
-      r.add("noise_multiplier", report::number(run.noise_multiplier, Rounding::up));
+      if (run.clipping_count_noise) {
+        // The gradient's z_eff (what the optimizer is given) and the combined multiplier found
+        // (docs/mechanisms.md#adaptive-clipping), both rounded up as the σ found is.
+        r.add("noise_multiplier", report::number(run.gradient_noise_multiplier, Rounding::up));
+        r.add("combined_noise_multiplier", report::number(run.noise_multiplier, Rounding::up));
+      } else {
+        r.add("noise_multiplier", report::number(run.noise_multiplier, Rounding::up));
+      }
       break;
     case Unknown::steps:
       if (run.steps >= kUnboundedCount)
@@ -256,6 +263,7 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
   if (!f.phase.empty()) throw UsageError("--phase: only with --schedule");
   const DpSgdRun run = derive(single_values(f.run), unknown);
   note_assumed_poisson(f.run, err);
+  if (unknown != Unknown::noise_multiplier) note_clipping_count(run, err);
   const Measure measure = target_measure(f);
   // A TPR target reads rdp's Renyi curve itself, not its conversion to
   // (epsilon, delta); the advantage is delta at epsilon 0.
@@ -281,6 +289,11 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
         rep.results.push_back(solved_record(solved, unknown, target));
         collect_remarks(solved.guarantee, rep, err);
       }
+  if (unknown == Unknown::noise_multiplier && run.clipping_count_noise)
+    rep.footnotes.push_back(
+        "note: --clipping-count-noise: noise_multiplier is the gradient's, "
+        "(z^-2 - (2 sigma_b)^-2)^(-1/2) of the combined_noise_multiplier z that meets the target "
+        "(Andrew et al. 2021, Theorem 1)");
   emit(rep, f.output, out);
   return kOk;
 }

@@ -106,7 +106,10 @@ std::optional<LoadedRun> load_run_for_accountants(const SpecFlags& spec, const D
   const SettingsRead read{states_epsilon,
                           states_epsilon && event.run && event.run->sampling == Sampling::shuffle};
   LoadedRun loaded{std::move(event), resolve(accountants, read)};
-  if (loaded.run.run) note_assumed_poisson(run, err);
+  if (loaded.run.run) {
+    note_assumed_poisson(run, err);
+    note_clipping_count(*loaded.run.run, err);
+  }
   loaded.choice.options.neighbouring = neighbouring ? neighbouring : loaded.run.neighbouring;
   return loaded;
 }

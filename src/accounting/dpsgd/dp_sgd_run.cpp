@@ -53,6 +53,8 @@ std::string_view to_string(RunParam param) {
       return "participations";
     case F::records_per_user:
       return "records_per_user";
+    case F::clipping_count_noise:
+      return "clipping_count_noise";
   }
   return "?";
 }
@@ -162,6 +164,9 @@ EventPtr dp_sgd_event(const DpSgdRun& run) {
 }
 
 bool event_is_the_run(const DpSgdRun& run) {
+  // With adaptive clipping's count the event is one Gaussian at the combined multiplier, which
+  // dominates the run (docs/mechanisms.md#adaptive-clipping) but is not shown to be attained.
+  if (run.clipping_count_noise) return false;
   switch (run.sampling) {
     case Sampling::poisson:  // user level: the Binomial mixture, aligned gradients attain it
     case Sampling::without_replacement:
@@ -188,8 +193,12 @@ EventPtr shuffle_lower_bound_event(const DpSgdRun& run) {
   if (*run.dataset_size % *run.batch_size != 0) return nullptr;
   const std::int64_t t = epoch_steps(run), whole = run.steps / t;
   if (whole < 1) return nullptr;
-  return make_self_composed(
-      whole, make_event(RandomAllocationEvent{t, 1, make_gaussian(run.noise_multiplier)}));
+  // With adaptive clipping's count, the gradient's own multiplier: leaving the count out is
+  // post-processing, so the run loses at least what its gradients alone do
+  // (docs/mechanisms.md#adaptive-clipping).
+  const double sigma =
+      run.clipping_count_noise ? run.gradient_noise_multiplier : run.noise_multiplier;
+  return make_self_composed(whole, make_event(RandomAllocationEvent{t, 1, make_gaussian(sigma)}));
 }
 
 double sampling_rate_of(std::optional<double> q, std::optional<std::int64_t> n,
@@ -352,6 +361,25 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
     if (!v.noise_multiplier)
       throw RunParameterError(F::noise_multiplier, {F::noise_multiplier, " is required"});
     run.noise_multiplier = *v.noise_multiplier;
+  }
+  if (v.clipping_count_noise) {
+    if (!(*v.clipping_count_noise > 0) || !std::isfinite(*v.clipping_count_noise))
+      throw RunParameterError(F::clipping_count_noise,
+                              {F::clipping_count_noise, ": must be a finite number > 0"});
+    run.clipping_count_noise = v.clipping_count_noise;
+    // Andrew et al. 2021, Theorem 1 (docs/mechanisms.md#adaptive-clipping): gradient and count
+    // act as one Gaussian of multiplier (z_g⁻² + (2σ_b)⁻²)^(−1/2), rounded down. Solving for σ,
+    // the solver finds that combined multiplier and calibrate_run() the gradient's.
+    if (unknown != U::noise_multiplier) {
+      run.gradient_noise_multiplier = run.noise_multiplier;
+      // Scaled by the smaller multiplier (no overflow), 4 ulps down past the rounding of the sum,
+      // division and root, as grouped_noise_multiplier() does (dpsgd/ does not use mechanisms/).
+      const double z_g = run.noise_multiplier, z_b = 2 * *v.clipping_count_noise;
+      const double m = std::min(z_g, z_b);
+      double combined = m / std::sqrt((m / z_g) * (m / z_g) + (m / z_b) * (m / z_b));
+      for (int i = 0; i < 4; ++i) combined = std::nextafter(combined, 0.0);
+      run.noise_multiplier = combined;
+    }
   }
 
   // Sampling: q, or B out of N.

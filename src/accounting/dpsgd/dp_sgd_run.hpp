@@ -50,6 +50,11 @@ struct DpSgdRun {
   std::int64_t participations = 1;      ///< balls-in-bins: steps each record is in per epoch
   std::int64_t records_per_user = 1;    ///< the unit of privacy: a user with this many records
   std::int64_t accumulation_steps = 1;  ///< micro-batches per optimizer step (batch_size / k each)
+  /// Adaptive clipping (docs/mechanisms.md#adaptive-clipping): σ_b of the noisy count of
+  /// unclipped examples released each step. With it, noise_multiplier is the combined
+  /// multiplier the run is accounted at and gradient_noise_multiplier the gradient's own.
+  std::optional<double> clipping_count_noise;
+  double gradient_noise_multiplier = 0;  ///< the gradient's z_g, when clipping_count_noise is set
 };
 
 /// The neighbouring relation a run is analysed under (docs/sampling.md#relations): add_remove
@@ -105,10 +110,11 @@ enum class RunParam {
   sampling,
   group_noise_multipliers,
   participations,
-  records_per_user,  ///< the last: kRunParamCount counts up to it
+  records_per_user,
+  clipping_count_noise,  ///< the last: kRunParamCount counts up to it
 };
 inline constexpr std::size_t kRunParamCount =
-    static_cast<std::size_t>(RunParam::records_per_user) + 1;
+    static_cast<std::size_t>(RunParam::clipping_count_noise) + 1;
 /// The parameter's name as the JSON keys and results spell it.
 std::string_view to_string(RunParam param);
 /// The scheme as results name it: poisson, without_replacement, shuffle, balls_in_bins.
@@ -126,6 +132,7 @@ struct RunValues {
   Sampling sampling = Sampling::poisson;
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
   std::optional<std::int64_t> participations, records_per_user;
+  std::optional<double> clipping_count_noise;  ///< σ_b of adaptive clipping's count
 };
 
 /// Steps are counted in doubles on the way: at most 2^53.

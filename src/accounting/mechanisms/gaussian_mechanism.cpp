@@ -159,4 +159,49 @@ double grouped_noise_multiplier(const std::vector<double>& z) {
   return result;
 }
 
+namespace {
+
+/// Ulps the z_eff of gradient_noise_multiplier_for() is stepped up by: r = z/(2σ_b) and 1 − r²
+/// as (1 − r)(1 + r) carry a few roundings each (at most 6 operations of error u, and the
+/// square root halves what it is given), so 8 covers them with room.
+constexpr int kClippingUlps = 8;
+
+void check_clipping_inputs(double gradient_multiplier, double count_noise) {
+  if (!(gradient_multiplier > 0) || !std::isfinite(gradient_multiplier))
+    throw InvalidParameter("noise_multiplier", "must be a finite number > 0");
+  if (!(count_noise > 0) || !std::isfinite(count_noise))
+    throw InvalidParameter("clipping_count_noise", "must be a finite number > 0");
+}
+
+}  // namespace
+
+double combined_noise_multiplier(double gradient_multiplier, double count_noise) {
+  check_clipping_inputs(gradient_multiplier, count_noise);
+  // Andrew et al. 2021, Theorem 1 (docs/mechanisms.md#adaptive-clipping): the count's sensitivity
+  // is 1/2 against the gradient's 1, so its multiplier is 2σ_b; the two Gaussians on the same
+  // batch compose as the grouped multipliers do (docs/mechanisms.md#grouped-clipping), rounded
+  // down there. 2σ_b is exact; a σ_b of 2^1023 or more overflows to inf, whose term 1/inf² = 0
+  // is the limit.
+  const double count_multiplier = 2 * count_noise;
+  if (!std::isfinite(count_multiplier)) return gradient_multiplier;
+  return grouped_noise_multiplier({gradient_multiplier, count_multiplier});
+}
+
+double gradient_noise_multiplier_for(double total_multiplier, double count_noise) {
+  check_clipping_inputs(total_multiplier, count_noise);
+  // Andrew et al. 2021, Theorem 1 (docs/mechanisms.md#adaptive-clipping):
+  // z_eff = (z⁻² − (2σ_b)⁻²)^(−1/2) = z / √(1 − r²), r = z/(2σ_b); real only for r < 1.
+  const double r = total_multiplier / 2 / count_noise;
+  if (!(r < 1)) {
+    char shown[96];
+    std::snprintf(shown, sizeof shown, "2*sigma_b = %.6g is at most the multiplier %.6g",
+                  2 * count_noise, total_multiplier);
+    throw NoSolution(std::string(shown) +
+                     " the target needs: the count alone loses more than the target allows, so "
+                     "no gradient noise meets it (sigma_b must exceed half that multiplier)");
+  }
+  const double root = std::sqrt((1 - r) * (1 + r));
+  return outward::up(total_multiplier / root, kClippingUlps);
+}
+
 }  // namespace dpb

@@ -55,4 +55,19 @@ double gaussian_delta_classic(double sigma, double epsilon, double sensitivity =
 /// min z so that it neither overflows nor underflows.
 double grouped_noise_multiplier(const std::vector<double>& z);
 
+/// Adaptive clipping's quantile estimate (Andrew, Thakkar, McMahan & Ramaswamy
+/// 2021, Theorem 1; docs/mechanisms.md#adaptive-clipping): each step also
+/// releases the count of unclipped examples, summed as b − 1/2 (±1/2 each) with
+/// Gaussian noise of deviation σ_b. Gradient (multiplier z_g) and count on the
+/// same batch act as one Gaussian of multiplier (z_g⁻² + (2σ_b)⁻²)^(−1/2),
+/// rounded down (a smaller σ is more privacy loss).
+double combined_noise_multiplier(double gradient_multiplier, double count_noise);
+
+/// The inverse: the gradient multiplier z_eff = (z⁻² − (2σ_b)⁻²)^(−1/2) that,
+/// with the count noise σ_b, makes the run a Gaussian of multiplier z (the
+/// theorem's statement), rounded up (more noise, less loss). Throws
+/// NoSolution when 2σ_b ≤ z: the count alone already loses at least what
+/// the target allows, and no gradient noise can meet it.
+double gradient_noise_multiplier_for(double total_multiplier, double count_noise);
+
 }  // namespace dpb
