@@ -1,7 +1,9 @@
 #include "accounting/run_calibration.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "accounting/answer.hpp"
 #include "accounting/dpsgd/schedule.hpp"
@@ -47,8 +49,16 @@ CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::
         // The σ found is the combined multiplier; the gradient's is z_eff = (z⁻² − (2σ_b)⁻²)^(−1/2)
         // (Andrew et al. 2021, Theorem 1; docs/mechanisms.md#adaptive-clipping), rounded up.
         try {
-          out.run.gradient_noise_multiplier =
+          double gradient =
               gradient_noise_multiplier_for(s.noise_multiplier, *run.clipping_count_noise);
+          // The printed z_eff must meet the target when given back: the run it
+          // describes is accounted at clipping_combined_multiplier(z_eff, σ_b), rounded
+          // down, which near 2σ_b ≈ z can fall ulps below the σ found; step z_eff up
+          // until it does not.
+          while (clipping_combined_multiplier(gradient, *run.clipping_count_noise) <
+                 s.noise_multiplier)
+            gradient = std::nextafter(gradient, std::numeric_limits<double>::infinity());
+          out.run.gradient_noise_multiplier = gradient;
         } catch (const NoSolution& e) {
           throw RunParameterError(RunParam::clipping_count_noise,
                                   {RunParam::clipping_count_noise, std::string(": ") + e.what()});

@@ -316,6 +316,17 @@ std::optional<std::int64_t> logical_batch(const RunValues& v, RunUnknown unknown
 
 }  // namespace
 
+double clipping_combined_multiplier(double gradient_multiplier, double count_noise) {
+  // Andrew et al. 2021, Theorem 1 (docs/mechanisms.md#adaptive-clipping). Scaled by the smaller
+  // multiplier (no overflow), 4 ulps down past the rounding of the sum, division and root, as
+  // grouped_noise_multiplier() does (dpsgd/ does not use mechanisms/).
+  const double z_g = gradient_multiplier, z_b = 2 * count_noise;
+  const double m = std::min(z_g, z_b);
+  double combined = m / std::sqrt((m / z_g) * (m / z_g) + (m / z_b) * (m / z_b));
+  for (int i = 0; i < 4; ++i) combined = std::nextafter(combined, 0.0);
+  return combined;
+}
+
 DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
   using U = RunUnknown;
   DpSgdRun run;
@@ -372,13 +383,8 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
     // the solver finds that combined multiplier and calibrate_run() the gradient's.
     if (unknown != U::noise_multiplier) {
       run.gradient_noise_multiplier = run.noise_multiplier;
-      // Scaled by the smaller multiplier (no overflow), 4 ulps down past the rounding of the sum,
-      // division and root, as grouped_noise_multiplier() does (dpsgd/ does not use mechanisms/).
-      const double z_g = run.noise_multiplier, z_b = 2 * *v.clipping_count_noise;
-      const double m = std::min(z_g, z_b);
-      double combined = m / std::sqrt((m / z_g) * (m / z_g) + (m / z_b) * (m / z_b));
-      for (int i = 0; i < 4; ++i) combined = std::nextafter(combined, 0.0);
-      run.noise_multiplier = combined;
+      run.noise_multiplier =
+          clipping_combined_multiplier(run.noise_multiplier, *v.clipping_count_noise);
     }
   }
 

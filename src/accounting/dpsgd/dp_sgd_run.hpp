@@ -187,6 +187,11 @@ std::int64_t steps_for_epochs(double epochs, double sampling_rate,
 /// B·k with k accumulation steps, docs/sampling.md#gradient-accumulation) and
 /// T = ⌈E·N/B⌉ (docs/sampling.md#dp-sgd-run; E whole epochs of ⌊N/B⌋ or
 /// ⌈N/B⌉ steps with a last-batch rule, which goes with epochs only).
+/// The multiplier a run with adaptive clipping is accounted at: gradient noise
+/// multiplier z_g and clipped-count noise σ_b act as one Gaussian of multiplier
+/// (z_g⁻² + (2σ_b)⁻²)^(−1/2), rounded down (docs/mechanisms.md#adaptive-clipping).
+double clipping_combined_multiplier(double gradient_multiplier, double count_noise);
+
 DpSgdRun derive_run(const RunValues& values, RunUnknown unknown);
 
 }  // namespace dpb
