@@ -9,9 +9,10 @@
 #include <string>
 
 #include "refused.hpp"
-#include "run.hpp"
+#include "run_json.hpp"
 
 using dpb::test::check_refused;
+using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
 
@@ -22,12 +23,6 @@ namespace {
 /// follows σ: measured on the without-replacement run below). A wrong multiplier moves ε by
 /// percents, so this still fails on any formula error.
 constexpr double kSameRunTolerance = 1e-7;
-
-Json json_of(const dpb::test::Run& r) {
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return Json::parse(r.out);
-}
 
 }  // namespace
 

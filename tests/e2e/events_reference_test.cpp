@@ -61,8 +61,8 @@ struct Answer {
 };
 
 /// `relation` as results name it (add_remove); the flag takes add-remove.
-Answer epsilon_of(const std::string& spec, const std::string& accountant,
-                  const std::string& relation, const std::string& delta) {
+Answer spec_answer(const std::string& spec, const std::string& accountant,
+                   const std::string& relation, const std::string& delta) {
   std::string neighbouring = relation;
   for (char& c : neighbouring)
     if (c == '_') c = '-';
@@ -95,13 +95,13 @@ TEST_CASE("every row of events.csv through epsilon --spec, by its check column")
     const std::string check = row.at("check");
     INFO("row ", id, " (", row.at("accountant"), ", ", relation, ", check ", check, ")");
     const Answer ours =
-        epsilon_of(row.at("spec_json"), row.at("accountant"), relation, row.at("delta"));
+        spec_answer(row.at("spec_json"), row.at("accountant"), relation, row.at("delta"));
     INFO("ours [", ours.lower, ", ", ours.epsilon, "], reference ", value);
     if (kLooserByDesign.count(id)) {
       INFO("looser by design: ", kLooserByDesign.at(id));
       CHECK(ours.epsilon >= value * (1 - kIntervalSlack));
-      const Answer same = epsilon_of(as_epsilon_dp(row.at("spec_json")), row.at("accountant"),
-                                     relation, row.at("delta"));
+      const Answer same = spec_answer(as_epsilon_dp(row.at("spec_json")), row.at("accountant"),
+                                      relation, row.at("delta"));
       CHECK(ours.epsilon == same.epsilon);
       CHECK(ours.lower == same.lower);
       continue;

@@ -17,6 +17,7 @@
 
 using dpb::test::check_refused;
 using dpb::test::json_of;
+using dpb::test::kTwoDecimals;
 using dpb::test::run_dpbudget;
 using dpb::test::with;
 using Json = nlohmann::json;
@@ -45,10 +46,6 @@ const std::vector<std::string> kTutorial = {"epsilon",
                                             "1.1:10.9:0.1,12:63",
                                             "--format",
                                             "json"};
-
-// The tutorial's README prints epsilon with 2 decimals ("3.01"): ours, rounded
-// the same way, must print the same digits.
-constexpr double kTwoDecimals = 0.005;
 
 }  // namespace
 

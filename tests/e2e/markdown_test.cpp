@@ -29,7 +29,7 @@ std::vector<std::string> cells_of(const std::string& line) {
   return out;
 }
 
-std::vector<std::string> lines_of(const std::string& s) {
+std::vector<std::string> complete_lines(const std::string& s) {
   std::vector<std::string> out;
   std::string line;
   for (char c : s) {
@@ -53,7 +53,7 @@ TEST_CASE("markdown: Abadi's run, one row per accountant, the text table's value
   md_args.insert(md_args.end(), {"--format", "markdown"});
   const auto md = run_dpbudget(md_args);
   REQUIRE(md.status == 0);
-  const auto lines = lines_of(md.out);
+  const auto lines = complete_lines(md.out);
   // The block above the table, a blank line, the results table.
   REQUIRE(lines.size() > 4);
   CHECK(lines[0] == "| parameter | value |");
@@ -68,7 +68,7 @@ TEST_CASE("markdown: Abadi's run, one row per accountant, the text table's value
     if (columns[c] == "epsilon") eps_column = c;
   REQUIRE(columns[eps_column] == "epsilon");
   // The text table's ε cells, row by row.
-  const auto text = lines_of(run_dpbudget(args).out);
+  const auto text = complete_lines(run_dpbudget(args).out);
   const char* accountants[] = {"rdp", "gdp", "composition", "pld"};
   for (std::size_t r = 0; r < 4; ++r) {
     const auto row = cells_of(lines[header + 2 + r]);

@@ -20,15 +20,15 @@
 #include "support/reference.hpp"
 
 using dpb::test::json_of;
+using dpb::test::kTwoDecimals;
 using dpb::test::read_reference_csv;
 using dpb::test::run_dpbudget;
 using Json = nlohmann::json;
 
 namespace {
 
-// Tolerances, each the precision the peer published its number with:
-/// a number printed with 2 decimals ("3.01"): ours must round to the same.
-constexpr double kTwoDecimals = 0.005;
+// Tolerances, each the precision the peer published its number with (two
+// decimals: kTwoDecimals, run.hpp):
 /// a number printed with 3 decimals ("1.616").
 constexpr double kThreeDecimals = 0.0005;
 /// Python's assertAlmostEqual (7 places), how Opacus tests its RDP epsilon.

@@ -18,20 +18,12 @@
 
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
+using dpb::test::TempFile;
 using Json = nlohmann::json;
 
 namespace {
 
 /// A file holding `text`, removed when the test ends.
-struct TempFile {
-  std::string path;
-  explicit TempFile(const std::string& text, const std::string& tag = "spec")
-      : path("/tmp/dpbudget_e2e_" + tag + "_" + std::to_string(::getpid()) + ".json") {
-    std::ofstream(path) << text;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
-};
-
 const Json* row_of(const Json& doc, const std::string& accountant) {
   for (const auto& r : doc["results"])
     if (r["accountant"] == accountant) return &r;
@@ -44,7 +36,7 @@ double balle_epsilon(double rdp, double alpha, double delta) {
   return rdp + std::log1p(-1 / alpha) - (std::log(delta) + std::log(alpha)) / (alpha - 1);
 }
 
-const char* const kDpSgd =
+const char* const kDpSgdSpec =
     R"({"self_composed": {"count": 10000, "event": {"poisson_sampled": )"
     R"({"sampling_probability": 0.01, "event": {"gaussian": {"noise_multiplier": 1.0}}}}}})";
 
@@ -196,7 +188,7 @@ TEST_CASE("pld on delta, sigma, steps, sampling-rate and sweep") {
 }
 
 TEST_CASE("a spec of one self-composed Poisson-sampled Gaussian equals the flags, per accountant") {
-  const TempFile spec(kDpSgd);
+  const TempFile spec("spec.json", kDpSgdSpec);
   for (const char* accountant : {"rdp", "pld", "gdp"}) {
     const auto flags =
         json_of(run_dpbudget({"epsilon", "--accountant", accountant, "-q", "0.01", "--sigma", "1",
@@ -205,7 +197,7 @@ TEST_CASE("a spec of one self-composed Poisson-sampled Gaussian equals the flags
                                             spec.path, "--delta", "1e-5", "--format", "json"}));
     INFO("accountant ", accountant);
     CHECK(file["results"] == flags["results"]);
-    CHECK(file["inputs"]["spec"] == Json::parse(kDpSgd));
+    CHECK(file["inputs"]["spec"] == Json::parse(kDpSgdSpec));
   }
 }
 
@@ -214,8 +206,8 @@ TEST_CASE("--print-spec gives the flags' event, and reading it back gives the sa
       run_dpbudget({"epsilon", "--print-spec", "-q", "0.01", "--sigma", "1", "--steps", "10000"});
   REQUIRE(printed.status == 0);
   CHECK(printed.err.empty());
-  CHECK(Json::parse(printed.out) == Json::parse(kDpSgd));
-  const TempFile spec(printed.out);
+  CHECK(Json::parse(printed.out) == Json::parse(kDpSgdSpec));
+  const TempFile spec("spec.json", printed.out);
   const auto flags = json_of(run_dpbudget({"delta", "-q", "0.01", "--sigma", "1", "--steps",
                                            "10000", "--epsilon", "3", "--format", "json"}));
   const auto file =
@@ -229,7 +221,7 @@ TEST_CASE("--print-spec gives the flags' event, and reading it back gives the sa
 
 TEST_CASE("two phases by spec: RDP equals the sum of the phases' RDP curves") {
   // 10 epochs at sigma 1, q 0.01, then 5 epochs at sigma 2, q 0.02.
-  const TempFile spec(R"({"composed": [
+  const TempFile spec("spec.json", R"({"composed": [
     {"self_composed": {"count": 1000, "event": {"poisson_sampled":
         {"sampling_probability": 0.01, "event": {"gaussian": {"noise_multiplier": 1.0}}}}}},
     {"self_composed": {"count": 250, "event": {"poisson_sampled":
@@ -266,7 +258,7 @@ TEST_CASE("the README's spec example runs, and pld stays below rdp") {
   const auto open = readme.find("```json\n", section);
   const auto close = readme.find("```", open + 8);
   REQUIRE(open != std::string::npos);
-  const TempFile spec(readme.substr(open + 8, close - open - 8));
+  const TempFile spec("spec.json", readme.substr(open + 8, close - open - 8));
   // The command shown, with run.json pointing at the extracted file.
   const auto cmd = readme.find("$ dpbudget ", close);
   REQUIRE(cmd != std::string::npos);
@@ -313,7 +305,7 @@ TEST_CASE("malformed specs: exit 2, one stderr line with the JSON path, nothing 
       {"{not json", "not valid JSON"},
   };
   for (const auto& c : cases) {
-    const TempFile spec(c.text, "bad");
+    const TempFile spec("bad.json", c.text);
     const auto r = run_dpbudget({"epsilon", "--spec", spec.path, "--delta", "1e-5"});
     INFO("expected: ", c.mentions, "\nstderr: ", r.err);
     CHECK(r.status == 2);
@@ -323,14 +315,15 @@ TEST_CASE("malformed specs: exit 2, one stderr line with the JSON path, nothing 
     CHECK(r.err.find(c.mentions) != std::string::npos);
   }
   // Spec and DP-SGD flags together.
-  const TempFile spec(kDpSgd);
+  const TempFile spec("spec.json", kDpSgdSpec);
   const auto both = run_dpbudget({"epsilon", "--spec", spec.path, "-q", "0.1", "--delta", "1e-5"});
   CHECK(both.status == 2);
   CHECK(both.err.find("-q (--sampling-rate): not with --spec") != std::string::npos);
 }
 
 TEST_CASE("an accountant that cannot handle a spec names the event and why") {
-  const TempFile spec(R"({"composed": [{"laplace": {"scale": 10}}, {"sampled_without_replacement":
+  const TempFile spec("spec.json",
+                      R"({"composed": [{"laplace": {"scale": 10}}, {"sampled_without_replacement":
       {"source_dataset_size": 100, "sample_size": 10, "event": {"laplace": {"scale": 1}}}}]})");
   for (const char* accountant : {"gdp", "pld", "rdp"}) {
     const auto r = run_dpbudget(
@@ -344,7 +337,7 @@ TEST_CASE("an accountant that cannot handle a spec names the event and why") {
 }
 
 TEST_CASE("sweep --input lines may carry a spec") {
-  const std::string input = std::string(R"({"name": "a", "spec": )") + kDpSgd +
+  const std::string input = std::string(R"({"name": "a", "spec": )") + kDpSgdSpec +
                             "}\n"
                             R"({"name": "b", "sampling_rate": 0.01, "noise_multiplier": 1, )"
                             R"("steps": 10000})"
@@ -352,7 +345,7 @@ TEST_CASE("sweep --input lines may carry a spec") {
   const auto j = json_of(
       run_dpbudget({"sweep", "--input", "-", "--delta", "1e-5", "--format", "json"}, input));
   REQUIRE(j["results"].size() == 2);
-  CHECK(j["results"][0]["spec"] == Json::parse(kDpSgd));
+  CHECK(j["results"][0]["spec"] == Json::parse(kDpSgdSpec));
   CHECK(j["results"][0]["epsilon"] == j["results"][1]["epsilon"]);
   const auto bad = run_dpbudget({"sweep", "--input", "-", "--delta", "1e-5"},
                                 R"({"spec": {"laplace": {"scale": 0}}})"

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
@@ -31,6 +32,27 @@ inline std::string slurp(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+/// A file of `text` under /tmp, named for this process and `name`, removed
+/// when it goes out of scope.
+struct TempFile {
+  std::string path;
+  TempFile(const std::string& name, const std::string& text)
+      : path("/tmp/dpbudget_e2e_" + std::to_string(::getpid()) + "_" + name) {
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+};
+
+/// README "Exit status": output could not be written (written out, not taken
+/// from src/cli/errors.hpp, so that a renumbering breaks the tests).
+inline constexpr int kWriteFailed = 5;
+
+/// A number a peer printed with 2 decimals ("3.01"): ours, rounded the same
+/// way, must print the same digits.
+inline constexpr double kTwoDecimals = 0.005;
 
 template <typename Args>
 inline Run run_dpbudget_args(const Args& args, const std::string& stdin_text = "") {

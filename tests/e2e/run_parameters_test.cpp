@@ -20,7 +20,7 @@ using Json = nlohmann::json;
 
 namespace {
 
-const std::string kRun =
+const std::string kRunLine =
     R"("noise_multiplier":1,"steps":1000,"delta":1e-5,"dataset_size":1000,"batch_size":10)";
 
 }  // namespace
@@ -29,7 +29,7 @@ TEST_CASE("sweep --input: --sampling beside the lines is refused, the sampling k
   // Issue 12: this computed Poisson sampling (epsilon 2.10), exit 0.
   check_refused(run_dpbudget({"sweep", "--input", "-", "--sampling", "without-replacement",
                               "--format", "jsonl"},
-                             "{" + kRun + "}\n"),
+                             "{" + kRunLine + "}\n"),
                 {"--sampling", "--input", "\"sampling\""});
 
   const auto by_flags = json_of(run_dpbudget(
@@ -38,9 +38,10 @@ TEST_CASE("sweep --input: --sampling beside the lines is refused, the sampling k
   const double expected = by_flags["results"][0]["epsilon"].get<double>();
   CHECK(expected == doctest::Approx(20.99).epsilon(1e-3));
 
-  const auto r = run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"},
-                              "{" + kRun + R"(,"sampling":"without-replacement"})" + "\n{" + kRun +
-                                  R"(,"sampling":"poisson"})" + "\n{" + kRun + "}\n");
+  const auto r =
+      run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"},
+                   "{" + kRunLine + R"(,"sampling":"without-replacement"})" + "\n{" + kRunLine +
+                       R"(,"sampling":"poisson"})" + "\n{" + kRunLine + "}\n");
   INFO(r.err);
   REQUIRE(r.status == 0);
   const auto rows = json_lines(r.out);

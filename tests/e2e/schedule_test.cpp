@@ -18,23 +18,13 @@
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using dpb::test::str;
+using dpb::test::TempFile;
 using dpb::test::with;
 using Json = nlohmann::json;
 
 namespace {
 
 /// A file under /tmp holding `text`, removed at the end of the test case.
-struct TempFile {
-  std::string path;
-  TempFile(const std::string& name, const std::string& text)
-      : path("/tmp/dpbudget_schedule_" + std::to_string(::getpid()) + "_" + name) {
-    std::ofstream(path) << text;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-};
-
 /// A warm-up of one epoch at batch 128 and σ 2, then 4 epochs at batch 256
 /// and σ 1.1, on N = 60,000 (given on the command line, inherited).
 const char* kTwoPhases = R"([
@@ -49,7 +39,7 @@ Json phase_spec(const std::vector<std::string>& flags) {
   return Json::parse(r.out);
 }
 
-double epsilon_of(const Json& doc, const std::string& accountant) {
+double row_epsilon(const Json& doc, const std::string& accountant) {
   for (const auto& row : doc["results"])
     if (row["accountant"] == accountant) return row["epsilon"].get<double>();
   FAIL("no row of ", accountant);
@@ -83,7 +73,7 @@ TEST_CASE(
       CHECK(got.err == want.err);
       continue;
     }
-    CHECK(epsilon_of(json_of(got), accountant) == epsilon_of(json_of(want), accountant));
+    CHECK(row_epsilon(json_of(got), accountant) == row_epsilon(json_of(want), accountant));
   }
   // And --print-spec of the schedule is that spec.
   const auto printed = run_dpbudget(
@@ -99,10 +89,10 @@ TEST_CASE("two phases of equal parameters are one phase of the summed steps") {
   for (const auto& accountant : {"rdp", "pld", "gdp"}) {
     INFO("accountant ", accountant);
     const double phases =
-        epsilon_of(json_of(run_dpbudget({"epsilon", "--schedule", schedule.path, "--delta", "1e-5",
-                                         "--accountant", accountant, "--format", "json"})),
-                   accountant);
-    const double one = epsilon_of(
+        row_epsilon(json_of(run_dpbudget({"epsilon", "--schedule", schedule.path, "--delta", "1e-5",
+                                          "--accountant", accountant, "--format", "json"})),
+                    accountant);
+    const double one = row_epsilon(
         json_of(run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "1000",
                               "--delta", "1e-5", "--accountant", accountant, "--format", "json"})),
         accountant);
@@ -135,10 +125,10 @@ TEST_CASE(
           Json::array({{{"batch_size", 128}, {"noise_multiplier", s0}, {"epochs", 1}},
                        {{"batch_size", 256}, {"noise_multiplier", s1}, {"epochs", 4}}})
               .dump());
-      return epsilon_of(json_of(run_dpbudget({"epsilon", "--schedule", scaled.path,
-                                              "--dataset-size", "60000", "--delta", "1e-5",
-                                              "--accountant", accountant, "--format", "json"})),
-                        accountant);
+      return row_epsilon(json_of(run_dpbudget({"epsilon", "--schedule", scaled.path,
+                                               "--dataset-size", "60000", "--delta", "1e-5",
+                                               "--accountant", accountant, "--format", "json"})),
+                         accountant);
     };
     CHECK(epsilon_at(sigmas[0], sigmas[1]) <= 1);
     const double less = scale * (1 - 2 * tolerance);
@@ -162,7 +152,7 @@ TEST_CASE("sigma --phase solves one phase's sigma, the others fixed") {
         "filled.json", Json::array({{{"batch_size", 128}, {"noise_multiplier", 2}, {"epochs", 1}},
                                     {{"batch_size", 256}, {"noise_multiplier", s}, {"epochs", 4}}})
                            .dump());
-    return epsilon_of(
+    return row_epsilon(
         json_of(run_dpbudget({"epsilon", "--schedule", filled.path, "--dataset-size", "60000",
                               "--delta", "1e-5", "--accountant", "rdp", "--format", "json"})),
         "rdp");
@@ -198,10 +188,10 @@ TEST_CASE("steps on a schedule: the last phase's steps found fit, one more does 
           Json::array({{{"batch_size", 128}, {"noise_multiplier", 2}, {"epochs", 1}},
                        {{"batch_size", 256}, {"noise_multiplier", 1.1}, {"steps", t}}})
               .dump());
-      return epsilon_of(json_of(run_dpbudget({"epsilon", "--schedule", filled.path,
-                                              "--dataset-size", "60000", "--delta", "1e-5",
-                                              "--accountant", accountant, "--format", "json"})),
-                        accountant);
+      return row_epsilon(json_of(run_dpbudget({"epsilon", "--schedule", filled.path,
+                                               "--dataset-size", "60000", "--delta", "1e-5",
+                                               "--accountant", accountant, "--format", "json"})),
+                         accountant);
     };
     CHECK(epsilon_at(steps) <= 1);
     CHECK(epsilon_at(steps + 1) > 1);

@@ -13,15 +13,15 @@
 
 #include "run.hpp"
 
+using dpb::test::kWriteFailed;
 using dpb::test::run_dpbudget;
 using dpb::test::run_shell;
 using dpb::test::shell_quote;
 
 namespace {
 
-/// The exit statuses of README "Exit status" (written out, not taken from
-/// src/cli/errors.hpp, so that a renumbering breaks this test).
-constexpr int kWriteFailed = 5;
+/// README "Exit status": no configuration in sweep --input (written out, not
+/// taken from src/cli/errors.hpp, so that a renumbering breaks this test).
 constexpr int kNoConfigurations = 6;
 
 /// dpbudget with `args` (already shell-quoted words) and stdout on /dev/full;

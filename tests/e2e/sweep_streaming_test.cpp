@@ -17,15 +17,14 @@
 
 #include "run.hpp"
 
+using dpb::test::kWriteFailed;
 using dpb::test::run_dpbudget;
 using dpb::test::run_shell;
 using dpb::test::shell_quote;
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 namespace {
 
-/// README "Exit status": output could not be written.
-constexpr int kWriteFailed = 5;
 /// Rows a sweep holds before it writes text, Markdown or JSON (README
 /// "Sweeps"; written out, not taken from src/cli/sweep.cpp).
 constexpr std::size_t kHeldRows = 1000;
@@ -58,10 +57,10 @@ std::vector<std::string> csv_fields(const std::string& line) {
 }
 
 /// The objects of JSON Lines output, keys in the order written.
-std::vector<Json> ordered_lines(const std::string& text) {
-  std::vector<Json> out;
+std::vector<OrderedJson> ordered_lines(const std::string& text) {
+  std::vector<OrderedJson> out;
   for (const auto& line : lines_of(text))
-    if (!line.empty()) out.push_back(Json::parse(line));
+    if (!line.empty()) out.push_back(OrderedJson::parse(line));
   return out;
 }
 
@@ -97,7 +96,7 @@ TEST_CASE("sweep rows reach stdout while later rows are computed, in every forma
   REQUIRE(eps.status == 0);
   char budget[40];
   std::snprintf(budget, sizeof budget, "%.17g",
-                Json::parse(eps.out)["results"][0]["epsilon"].get<double>());
+                OrderedJson::parse(eps.out)["results"][0]["epsilon"].get<double>());
   const std::string dir = scratch_dir("order");
   for (const std::string format : {"text", "markdown", "json", "jsonl", "csv"}) {
     INFO(format);
@@ -146,7 +145,7 @@ TEST_CASE("a long JSON sweep is one valid document: every row, as JSON Lines giv
   const auto lines = run_dpbudget(jsonl);
   REQUIRE(doc.status == 0);
   REQUIRE(lines.status == 0);
-  const Json j = Json::parse(doc.out);  // throws on a document that is not valid JSON
+  const OrderedJson j = OrderedJson::parse(doc.out);  // throws on a document that is not valid JSON
   CHECK(j["command"] == "sweep");
   CHECK(j["inputs"]["conversion"] == "improved");
   const auto rows = ordered_lines(lines.out);

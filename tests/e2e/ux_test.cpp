@@ -30,8 +30,8 @@ std::vector<std::string> verbs() {
   return out;
 }
 
-const std::vector<std::string> kRun = {"epsilon", "-q",    "0.01",    "--sigma", "4",
-                                       "--steps", "10000", "--delta", "1e-5"};
+const std::vector<std::string> kEpsilonRun = {"epsilon", "-q",    "0.01",    "--sigma", "4",
+                                              "--steps", "10000", "--delta", "1e-5"};
 
 }  // namespace
 
@@ -49,7 +49,7 @@ TEST_CASE("every verb's --help shows its flags and an example of itself") {
 }
 
 TEST_CASE("--precision sets significant digits in text, JSON stays exact") {
-  auto args = kRun;
+  auto args = kEpsilonRun;
   args.insert(args.end(), {"--precision", "3"});
   const auto r = run_dpbudget_args(args);
   REQUIRE(r.status == 0);
@@ -60,7 +60,7 @@ TEST_CASE("--precision sets significant digits in text, JSON stays exact") {
   CHECK(j["results"][0]["epsilon"].get<double>() != 1.04);
 
   for (const char* bad : {"0", "18", "x", "2.5"}) {
-    auto b = kRun;
+    auto b = kEpsilonRun;
     b.insert(b.end(), {"--precision", bad});
     const auto e = run_dpbudget_args(b);
     CHECK(e.status == 2);
@@ -70,7 +70,7 @@ TEST_CASE("--precision sets significant digits in text, JSON stays exact") {
 }
 
 TEST_CASE("approximate rows carry a footnote marker in text, not in JSON") {
-  auto args = kRun;
+  auto args = kEpsilonRun;
   args.insert(args.end(), {"--accountant", "all"});
   const auto r = run_dpbudget_args(args);
   REQUIRE(r.status == 0);
@@ -90,7 +90,7 @@ TEST_CASE("colour: a bold header on a terminal only, never with NO_COLOR or TERM
     MESSAGE("script(1) not found: only the pipe case is checked");
   } else {
     std::string cmd = shell_quote(DPBUDGET_BINARY);
-    for (const auto& a : kRun) cmd += ' ' + a;
+    for (const auto& a : kEpsilonRun) cmd += ' ' + a;
     auto on_tty = [&](const std::string& env) {
       return run_shell("env -u NO_COLOR " + env + " script -qec " + shell_quote(cmd) +
                        " /dev/null </dev/null");
@@ -103,6 +103,6 @@ TEST_CASE("colour: a bold header on a terminal only, never with NO_COLOR or TERM
     // An empty NO_COLOR does not count (no-color.org).
     CHECK(on_tty("TERM=xterm NO_COLOR=").out.find("\033[1m") != std::string::npos);
   }
-  const auto piped = run_dpbudget_args(kRun);
+  const auto piped = run_dpbudget_args(kEpsilonRun);
   CHECK(piped.out.find('\033') == std::string::npos);
 }
