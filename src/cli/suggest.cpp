@@ -21,21 +21,31 @@ std::string bare(const std::string& s) {
   return start == std::string::npos ? std::string() : s.substr(start);
 }
 
+/// The length of bare(s), without building it.
+std::size_t bare_size(const std::string& s) {
+  const auto start = s.find_first_not_of('-');
+  return start == std::string::npos ? 0 : s.size() - start;
+}
+
 }  // namespace
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   const std::size_t n = a.size(), m = b.size();
-  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  // One flat table, d(i, j) at i * (m + 1) + j: one allocation, not n + 1.
+  std::vector<std::size_t> table((n + 1) * (m + 1));
+  const auto d = [&](std::size_t i, std::size_t j) -> std::size_t& {
+    return table[i * (m + 1) + j];
+  };
+  for (std::size_t i = 0; i <= n; ++i) d(i, 0) = i;
+  for (std::size_t j = 0; j <= m; ++j) d(0, j) = j;
   for (std::size_t i = 1; i <= n; ++i)
     for (std::size_t j = 1; j <= m; ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      d(i, j) = std::min({d(i - 1, j) + 1, d(i, j - 1) + 1, d(i - 1, j - 1) + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        d(i, j) = std::min(d(i, j), d(i - 2, j - 2) + 1);
     }
-  return d[n][m];
+  return d(n, m);
 }
 
 std::optional<std::string> closest_name(const std::string& typed,
@@ -46,7 +56,13 @@ std::optional<std::string> closest_name(const std::string& typed,
   std::optional<std::string> best;
   std::size_t best_distance = limit + 1;
   for (const auto& c : candidates) {
-    if (bare(c).size() < kMinSuggestLength) continue;
+    if (bare_size(c) < kMinSuggestLength) continue;
+    // The distance is at least the difference in length: a candidate that
+    // differs by as much as the best so far cannot win (a typed word of any
+    // length costs no table then).
+    const std::size_t gap =
+        typed.size() > c.size() ? typed.size() - c.size() : c.size() - typed.size();
+    if (gap >= best_distance) continue;
     const std::size_t d = edit_distance(typed, c);
     if (d < best_distance) {
       best = c;
