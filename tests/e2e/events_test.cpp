@@ -257,15 +257,18 @@ TEST_CASE(
     CHECK(r.err.empty());
     specs.push_back(Json::parse(r.out));
   }
-  REQUIRE(specs.size() == 5);  // run.json, tuning, DP-FTRL, a mixed ledger, from Python
+  // run.json, tuning, DP-FTRL, matrix mechanisms, a mixed ledger, from Python
+  REQUIRE(specs.size() == 6);
   CHECK(specs[1].contains("repeat_and_select"));
   CHECK(specs[1]["repeat_and_select"]["shape"] == "inf");
   CHECK(specs[2].contains("single_epoch_tree_aggregation"));
-  CHECK(specs[3]["composed"].size() == 5);
+  CHECK(specs[3]["composed"][1].contains("banded_matrix_factorization"));
+  CHECK(specs[3]["composed"][2].contains("matrix_mechanism"));
+  CHECK(specs[4]["composed"].size() == 5);
   // The Python snippet's ledger (SelfComposedDpEvent(PoissonSampledDpEvent(0.01,
   // GaussianDpEvent(1.1)), 1000) and RepeatAndSelectDpEvent(GaussianDpEvent(2.0),
   // mean=10, shape=inf)), written in snake case by hand.
-  CHECK(specs[4] == Json::parse(R"({"composed": [
+  CHECK(specs[5] == Json::parse(R"({"composed": [
       {"self_composed": {"count": 1000, "event": {"poisson_sampled": {"sampling_probability": 0.01,
           "event": {"gaussian": {"noise_multiplier": 1.1}}}}}},
       {"repeat_and_select": {"event": {"gaussian": {"noise_multiplier": 2.0}}, "mean": 10.0,
