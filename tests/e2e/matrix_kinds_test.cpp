@@ -2,7 +2,7 @@
 // `epsilon --spec` of banded_matrix_factorization equals `epsilon -q --sigma
 // --steps ⌈T/b⌉` in every accountant; matrix_mechanism equals the gaussian at
 // σ/Δ and, at Δ = √depth, single_epoch_tree_aggregation; a ledger mixing them
-// with a DP-SGD phase; bad fields are one line naming the JSON path.
+// with a DP-SGD phase; refused inside a sampled event.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -113,50 +113,9 @@ TEST_CASE(
   CHECK(echoed.find("matrix_mechanism") != std::string::npos);
 }
 
-TEST_CASE("bad matrix-kind specs: one line naming the JSON path, exit 2, nothing on stdout") {
-  struct BadSpec {
-    std::string spec;
-    std::string message;  ///< the stderr line after "dpbudget: error: --spec: "
-  };
-  const std::vector<BadSpec> cases = {
-      {R"({"matrix_mechanism": {"noise_multiplier": 0, "sensitivity": 1}})",
-       "/matrix_mechanism/noise_multiplier: must be a finite number > 0"},
-      {R"({"matrix_mechanism": {"noise_multiplier": -1, "sensitivity": 1}})",
-       "/matrix_mechanism/noise_multiplier: must be a finite number > 0"},
-      {R"({"matrix_mechanism": {"noise_multiplier": 1, "sensitivity": -0.5}})",
-       "/matrix_mechanism/sensitivity: must be a finite number >= 0"},
-      {R"({"matrix_mechanism": {"noise_multiplier": 1}})",
-       "/matrix_mechanism/sensitivity: missing"},
-      {R"({"banded_matrix_factorization": {"sampling_probability": 1.5, "noise_multiplier": 1,
-           "steps": 10, "bands": 2}})",
-       "/banded_matrix_factorization/sampling_probability: must be in [0, 1]"},
-      {R"({"banded_matrix_factorization": {"sampling_probability": -0.1, "noise_multiplier": 1,
-           "steps": 10, "bands": 2}})",
-       "/banded_matrix_factorization/sampling_probability: must be in [0, 1]"},
-      {R"({"banded_matrix_factorization": {"sampling_probability": 0.1, "noise_multiplier": 0,
-           "steps": 10, "bands": 2}})",
-       "/banded_matrix_factorization/noise_multiplier: must be a finite number > 0"},
-      {R"({"banded_matrix_factorization": {"sampling_probability": 0.1, "noise_multiplier": 1,
-           "steps": 10, "bands": 0}})",
-       "/banded_matrix_factorization/bands: must be an integer >= 1 (and at most 2^53)"},
-      {R"({"banded_matrix_factorization": {"sampling_probability": 0.1, "noise_multiplier": 1,
-           "steps": -1, "bands": 2}})",
-       "/banded_matrix_factorization/steps: must be an integer >= 0 (and at most 2^53)"},
-      {R"({"banded_matrix_factorization": {"sampling_probability": 0.1, "noise_multiplier": 1,
-           "steps": 2.5, "bands": 2}})",
-       "/banded_matrix_factorization/steps: must be an integer >= 0 (and at most 2^53)"},
-      // dpbudget's own kinds have no dp_accounting class name.
-      {R"({"class_name": "", "noise_multiplier": 1, "sensitivity": 1})",
-       "/class_name: unknown dp_accounting class ''"},
-  };
-  for (const auto& c : cases) {
-    CAPTURE(c.spec);
-    const auto r = run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5"}, c.spec);
-    CHECK(r.status == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err == "dpbudget: error: --spec: " + c.message + "\n");
-  }
-  // Inside a sampled event: the accountant alone refuses it, naming the kind.
+TEST_CASE(
+    "a matrix kind inside a sampled event: the accountant alone refuses it, naming the kind") {
+  // (Bad fields of the matrix kinds: spec_kinds_test.cpp's table.)
   const auto r = run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5"},
                               R"({"poisson_sampled": {"sampling_probability": 0.1, "event":
           {"matrix_mechanism": {"noise_multiplier": 2, "sensitivity": 1}}}})");

@@ -286,7 +286,7 @@ EventPtr equivalent_event(const MatrixMechanismEvent& e) {
 }
 
 EventPtr equivalent_event(const BandedMatrixFactorizationEvent& e) {
-  // docs/matrix.md#amplified-banded (Choquette-Choo et al. 2023, Thm 4).
+  // docs/matrix.md#amplified-banded (Choquette-Choo et al. 2023, Sec. 4).
   return make_dp_sgd(e.sampling_probability, e.noise_multiplier, banded_rounds(e.steps, e.bands));
 }
 

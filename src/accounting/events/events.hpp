@@ -437,9 +437,9 @@ struct MatrixMechanismEvent {
 };
 
 /// Amplified banded matrix factorization (Choquette-Choo et al. 2023, arXiv
-/// 2306.08153, Thm 4): a b-banded lower-triangular strategy C whose columns
-/// have L2 norm ≤ 1, the records split into b groups, step t drawing a Poisson
-/// sample of rate q from group t mod b, noise σ. The kind asserts those
+/// 2306.08153, Sec. 4, their amplification theorem for banded strategies): a b-banded
+/// lower-triangular strategy C whose columns have L2 norm ≤ 1, the records split into b groups,
+/// step t drawing a Poisson sample of rate q from group t mod b, noise σ. The kind asserts those
 /// conditions (the verb that builds C checks them); it is then DP-SGD over
 /// ⌈T/b⌉ Poisson-sampled Gaussian rounds at q and σ
 /// (docs/matrix.md#amplified-banded). dp_accounting has no such class.
