@@ -135,8 +135,11 @@ void add_text_rows(report::Report& rep) {
   report::Record row;
   row.add("kind", report::text(std::string(Kind::kName)));
   add_support_cells(row, support_of(*example));
+  // A kind of dpbudget's own has no dp_accounting class: "none" here, "" in JSON.
   row.add("class_name",
-          report::visible(report::text(std::string(Kind::kClassName)), report::Show::wide));
+          report::visible(report::text(Kind::kClassName.empty() ? std::string("none")
+                                                                : std::string(Kind::kClassName)),
+                          report::Show::wide));
   row.add("fields", report::visible(report::text(field_names<Kind>()), report::Show::wide));
   row.add("meaning",
           report::visible(report::text(std::string(Kind::kMeaning)), report::Show::wide));

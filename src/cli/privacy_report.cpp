@@ -9,7 +9,10 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <string>
 
 #include "accounting/dpsgd/epsilon_series.hpp"
 #include "accounting/errors.hpp"
@@ -22,6 +25,7 @@
 #include "cli/result_rows.hpp"
 #include "cli/risk.hpp"
 #include "cli/run_parameters.hpp"
+#include "cli/spec_input.hpp"
 #include "cli/spec_verb.hpp"
 #include "cli/verbs.hpp"
 #include "dpbudget/version.hpp"
@@ -72,6 +76,72 @@ std::string epsilon_text(const Guarantee& g) {
     return "[" + down(*g.epsilon_lower) + ", " + up(g.epsilon) + "]";
   return up(g.epsilon) + " (accuracy " +
          report::format_number(std::max(0.0, g.epsilon - *g.epsilon_lower), 2, Rounding::up) + ")";
+}
+
+/// One event of a spec, in one line: "kind(field value, ..., inner)", the
+/// fields in the kinds' order (spec_input's event_to_json), an inner event
+/// nested, a list of events as their lines in brackets.
+std::string event_line(const nlohmann::ordered_json& event) {
+  const auto& [kind, body] = *event.items().begin();
+  // Numbers as the spec holds them (the shortest text that reads back as the
+  // same double): parameters are shown exactly, never rounded.
+  auto value_text = [](const nlohmann::ordered_json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  auto list_text = [&](const nlohmann::ordered_json& list) {
+    std::string s;
+    for (const auto& e : list) s += (s.empty() ? "" : ", ") + event_line(e);
+    return "[" + s + "]";
+  };
+  if (body.is_array()) return kind + list_text(body);  // composed
+  std::string fields;
+  for (const auto& [name, v] : body.items()) {
+    std::string text;
+    if (v.is_object())
+      text = event_line(v);
+    else if (v.is_array() && !v.empty() && v.front().is_object())
+      text = list_text(v);
+    else if (v.is_array()) {
+      for (const auto& x : v) text += (text.empty() ? "" : " ") + value_text(x);
+      text = name + " [" + text + "]";
+    } else {
+      text = name + " " + value_text(v);
+    }
+    fields += (fields.empty() ? "" : ", ") + text;
+  }
+  return kind + "(" + fields + ")";
+}
+
+/// The events of a spec file, one row each (the items of a top-level
+/// `composed`, else the one event): what the ledger is, for the reader.
+report::Table ledger_table(const DpEvent& event) {
+  const auto json = event_to_json(event);
+  report::Table t{{"#", "event"}, {}, {true, false}};
+  const auto& [kind, body] = *json.items().begin();
+  if (kind == "composed") {
+    for (std::size_t i = 0; i < body.size(); ++i)
+      t.rows.push_back({std::to_string(i + 1), event_line(body[i])});
+  } else {
+    t.rows.push_back({"1", event_line(json)});
+  }
+  return t;
+}
+
+/// Why a row's ε is infinite, from the accountant's own notes (nullopt when
+/// it is finite).
+std::optional<std::string> infinite_reason(const Guarantee& g) {
+  if (!std::isinf(g.epsilon)) return std::nullopt;
+  std::string why = g.accountant + " gives epsilon = inf at delta = " + plain(g.delta);
+  std::string notes;
+  const std::string prefix = g.accountant + ": ";
+  for (std::string n : g.notes) {
+    if (n.rfind(prefix, 0) == 0) n.erase(0, prefix.size());
+    notes += (notes.empty() ? "" : "; ") + n;
+  }
+  return why +
+         (notes.empty() ? ": no finite bound from this accountant for these events"
+                        : ": " + notes) +
+         ".";
 }
 
 /// The sampling the guarantee assumes, for the headline's sentence.
@@ -443,7 +513,9 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
     para(
         "The mechanism is the composition in the spec file (dpbudget --spec), analysed under "
         "the " +
-        std::string(to_string(relation)) + " relation by: " + names + ".");
+        std::string(to_string(relation)) + " relation by: " + names +
+        ". Its events, each with its parameters:");
+    doc.blocks.push_back(ledger_table(*run.event));
   }
   for (const auto& s : answer.skipped) para("Not analysed: " + s + ".");
   if (!left_out.empty()) {
@@ -475,6 +547,8 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
     eps.rows.push_back(std::move(row));
   }
   doc.blocks.push_back(std::move(eps));
+  for (const auto& r : answer.rows)
+    if (const auto why = infinite_reason(r.guarantee)) para(*why);
   para(
       "upper bound: the run's true epsilon is at most this. [lower, upper]: the true epsilon "
       "lies in the interval (both ends are bounds on this run). upper (accuracy a): a sound "

@@ -166,7 +166,8 @@ EventPtr parse_event(const Json& value, const std::string& path, int depth) {
     const auto class_name = cls.get<std::string>();
     EventPtr event;
     for_each_event_kind([&]<typename Kind>() {
-      if (!event && class_name == Kind::kClassName)
+      // Kinds of dpbudget's own have no dp_accounting class (an empty name).
+      if (!event && !Kind::kClassName.empty() && class_name == Kind::kClassName)
         event = parse_class_form<Kind>(value, path, depth);
     });
     if (!event)

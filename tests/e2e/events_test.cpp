@@ -47,9 +47,12 @@ std::string kinds_table(const Json& results) {
       if (f["optional"].get<bool>()) one += ", optional";
       fields += (fields.empty() ? "" : "; ") + one;
     }
-    s += "| `" + k["kind"].get<std::string>() + "` | `" + k["class_name"].get<std::string>() +
-         "` | " + cell(fields.empty() ? "none" : fields) + " | " +
-         cell(k["meaning"].get<std::string>()) + " |\n";
+    // A kind of dpbudget's own has no dp_accounting class ("").
+    const auto cls = k["class_name"].get<std::string>();
+    s += "| `" + k["kind"].get<std::string>() + "` | " +
+         (cls.empty() ? std::string("none (dpbudget's own)") : "`" + cls + "`") + " | " +
+         cell(fields.empty() ? "none" : fields) + " | " + cell(k["meaning"].get<std::string>()) +
+         " |\n";
   }
   return s;
 }
@@ -100,9 +103,10 @@ TEST_CASE("events: every kind once, with fields, text cells are the JSON answers
     CHECK(keys == documented);  // README "Spec files" lists them
   }
   CHECK(names.size() == results.size());
-  // dp_accounting 0.6's 20 kinds as events.hpp has them, and the two loaders
-  // of issue 15 (shuffled, random_allocation).
-  CHECK(results.size() == 22);
+  // dp_accounting 0.6's 20 kinds as events.hpp has them, the two loaders
+  // of issue 15 (shuffled, random_allocation) and the two matrix-mechanism
+  // kinds of issue 28, which have no dp_accounting class.
+  CHECK(results.size() == 24);
   for (const char* kind : {"gaussian",
                            "laplace",
                            "poisson_sampled",
@@ -124,8 +128,15 @@ TEST_CASE("events: every kind once, with fields, text cells are the JSON answers
                            "repeat_and_select",
                            "truncated_subsampled_gaussian",
                            "shuffled",
-                           "random_allocation"})
+                           "random_allocation",
+                           "matrix_mechanism",
+                           "banded_matrix_factorization"})
     CHECK_MESSAGE(names.count(kind), kind);
+  for (const auto& k : results) {
+    const auto kind = k["kind"].get<std::string>();
+    const bool own = kind == "matrix_mechanism" || kind == "banded_matrix_factorization";
+    CHECK_MESSAGE(k["class_name"].get<std::string>().empty() == own, kind);
+  }
 
   // The text table: a row per kind, then under each mechanism one per sampled
   // wrapper; each cell lists the relations whose JSON answer is "supported".
@@ -246,15 +257,18 @@ TEST_CASE(
     CHECK(r.err.empty());
     specs.push_back(Json::parse(r.out));
   }
-  REQUIRE(specs.size() == 5);  // run.json, tuning, DP-FTRL, a mixed ledger, from Python
+  // run.json, tuning, DP-FTRL, matrix mechanisms, a mixed ledger, from Python
+  REQUIRE(specs.size() == 6);
   CHECK(specs[1].contains("repeat_and_select"));
   CHECK(specs[1]["repeat_and_select"]["shape"] == "inf");
   CHECK(specs[2].contains("single_epoch_tree_aggregation"));
-  CHECK(specs[3]["composed"].size() == 5);
+  CHECK(specs[3]["composed"][1].contains("banded_matrix_factorization"));
+  CHECK(specs[3]["composed"][2].contains("matrix_mechanism"));
+  CHECK(specs[4]["composed"].size() == 5);
   // The Python snippet's ledger (SelfComposedDpEvent(PoissonSampledDpEvent(0.01,
   // GaussianDpEvent(1.1)), 1000) and RepeatAndSelectDpEvent(GaussianDpEvent(2.0),
   // mean=10, shape=inf)), written in snake case by hand.
-  CHECK(specs[4] == Json::parse(R"({"composed": [
+  CHECK(specs[5] == Json::parse(R"({"composed": [
       {"self_composed": {"count": 1000, "event": {"poisson_sampled": {"sampling_probability": 0.01,
           "event": {"gaussian": {"noise_multiplier": 1.1}}}}}},
       {"repeat_and_select": {"event": {"gaussian": {"noise_multiplier": 2.0}}, "mean": 10.0,

@@ -191,12 +191,14 @@ TEST_CASE("man page: SPEC FILES lists every event kind of `dpbudget events` with
     ++items;
   CHECK(items == kinds.size());
   for (const auto& k : kinds) {
+    // "(ClassName; field, field)", or "(field, field)" for a kind of
+    // dpbudget's own (no dp_accounting class).
+    const auto cls = k["class_name"].get<std::string>();
     std::string fields;
     for (const auto& f : k["fields"])
-      fields += (fields.empty() ? "; " : ", ") + f["name"].get<std::string>();
-    const std::string item = ".TP\n.B " + k["kind"].get<std::string>() + "\n(" +
-                             k["class_name"].get<std::string>() + fields + ")\n" +
-                             k["meaning"].get<std::string>() + ".\n";
+      fields += (fields.empty() ? (cls.empty() ? "" : "; ") : ", ") + f["name"].get<std::string>();
+    const std::string item = ".TP\n.B " + k["kind"].get<std::string>() + "\n(" + cls + fields +
+                             ")\n" + k["meaning"].get<std::string>() + ".\n";
     CHECK_MESSAGE(section.find(item) != std::string::npos, "man page lacks:\n" << item);
   }
   // The flag that picks the relation, where the kinds are.

@@ -113,6 +113,36 @@ TEST_CASE("report: a spec file's ledger, html to a file") {
   std::remove(path.c_str());
 }
 
+TEST_CASE("report --spec: the ledger's events with their parameters, and why an epsilon is inf") {
+  // An (0.5, 1e-3)-DP event puts 1e-3 of its loss at +inf: no finite epsilon
+  // exists at delta = 1e-5, whatever the accountant (its canonical pair,
+  // Kairouz, Oh & Viswanath 2015); rdp says so, pld refuses the tree.
+  const auto r = run_dpbudget(
+      {"report", "--spec", "-", "--delta", "1e-5", "--neighbouring", "replace-special"},
+      R"({"composed": [{"gaussian": {"noise_multiplier": 1.25}},
+          {"epsilon_delta": {"epsilon": 0.5, "delta": 1e-3}},
+          {"single_epoch_tree_aggregation": {"noise_multiplier": 3, "step_counts": [5, 7]}},
+          {"matrix_mechanism": {"noise_multiplier": 0.123456789, "sensitivity": 2}}]})");
+  REQUIRE(r.status == 0);
+  CHECK(has(r.out, "| # | event |"));
+  CHECK(has(r.out, "| 1 | gaussian(noise_multiplier 1.25) |"));
+  CHECK(has(r.out, "| 2 | epsilon_delta(epsilon 0.5, delta 0.001) |"));
+  CHECK(
+      has(r.out, "| 3 | single_epoch_tree_aggregation(noise_multiplier 3.0, step_counts [5 7]) |"));
+  // Parameters exactly as given, never rounded to the table's digits.
+  CHECK(has(r.out, "| 4 | matrix_mechanism(noise_multiplier 0.123456789, sensitivity 2.0) |"));
+  CHECK(has(r.out, "| rdp | upper bound | 1e-05 | inf |"));
+  CHECK(has(r.out, "rdp gives epsilon = inf at delta = 1e-05: "));
+  CHECK(has(r.out, "epsilon_delta events' own delta"));
+  CHECK(has(r.out, "Not analysed: pld: single_epoch_tree_aggregation"));
+  // One event, not a list: one row. pld's grid limit for a tiny sigma: said.
+  const auto one = run_dpbudget({"report", "--spec", "-", "--delta", "1e-5"},
+                                R"({"gaussian": {"noise_multiplier": 0.01}})");
+  REQUIRE(one.status == 0);
+  CHECK(has(one.out, "| 1 | gaussian(noise_multiplier 0.01) |"));
+  CHECK(has(one.out, "pld gives epsilon = inf at delta = 1e-05: the grid"));
+}
+
 TEST_CASE("report: bad flags are refused naming the flag") {
   const std::vector<std::string> run{"report", "-q", "0.01", "--sigma", "1", "--steps", "100"};
   auto with = [&](std::initializer_list<std::string> more) {

@@ -69,6 +69,12 @@ EventPtr example_event(std::type_identity<ShuffledEvent>) {
 EventPtr example_event(std::type_identity<RandomAllocationEvent>) {
   return make_event(RandomAllocationEvent{100, 1, inner_gaussian()});
 }
+EventPtr example_event(std::type_identity<MatrixMechanismEvent>) {
+  return make_event(MatrixMechanismEvent{4.0, 2.0});
+}
+EventPtr example_event(std::type_identity<BandedMatrixFactorizationEvent>) {
+  return make_event(BandedMatrixFactorizationEvent{0.01, 1.0, 1000, 4});
+}
 
 EventPtr example_poisson_sampled(EventPtr inner) {
   return make_poisson_sampled(0.01, std::move(inner));

@@ -32,6 +32,8 @@ EventPtr example_event(std::type_identity<RepeatAndSelectEvent>);
 EventPtr example_event(std::type_identity<TruncatedSubsampledGaussianEvent>);
 EventPtr example_event(std::type_identity<ShuffledEvent>);
 EventPtr example_event(std::type_identity<RandomAllocationEvent>);
+EventPtr example_event(std::type_identity<MatrixMechanismEvent>);
+EventPtr example_event(std::type_identity<BandedMatrixFactorizationEvent>);
 
 /// The example of `Kind`.
 template <typename Kind>

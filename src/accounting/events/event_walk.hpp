@@ -220,6 +220,28 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
           walk(*e.event, planner, accountant,
                LeafSampling{AllocationSampling{e.num_steps, e.num_participations}},
                "random_allocation", count, plan);
+        } else if constexpr (is_equivalent_kind<T>()) {
+          // A kind that is an existing event (docs/matrix.md#event-kinds): a
+          // matrix mechanism is the Gaussian at σ/Δ, an amplified banded run
+          // DP-SGD over ⌈T/b⌉ rounds. Each accountant accounts the equivalent
+          // event with the planner it has, so none repeats their maths. It is a
+          // whole run: its sampling is in its own fields (or in Δ), not a
+          // wrapper's.
+          if (sampler) {
+            plan.refusal = std::string(accountant) + ": " + std::string(T::kName) +
+                           " is a whole run (its participation pattern is in its own fields) "
+                           "and cannot be inside " +
+                           sampler + "; compose it beside the other events instead";
+            return;
+          }
+          walk(*equivalent_event(e), planner, accountant, sampling, sampler, count, plan);
+          if (plan.refusal)
+            *plan.refusal += " (" + std::string(T::kName) + " is accounted as " +
+                             (std::is_same_v<T, MatrixMechanismEvent>
+                                  ? std::string("the gaussian at noise_multiplier / sensitivity")
+                                  : std::string("self_composed(ceil(steps / bands), "
+                                                "poisson_sampled(gaussian)), DP-SGD")) +
+                             ")";
         } else if constexpr (std::is_same_v<T, SampledWithoutReplacementEvent>) {
           if (sampler) return refuse_nested(sampler);
           plan.relations.replace_one = true;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
 #include "accounting/errors.hpp"
 #include "accounting/events/neighbouring.hpp"
+#include "accounting/numerics/outward.hpp"
 
 namespace dpb {
 namespace {
@@ -199,6 +201,20 @@ EventPtr make_event(RandomAllocationEvent e) {
   return made(std::move(e));
 }
 
+EventPtr make_event(MatrixMechanismEvent e) {
+  require_positive(e.noise_multiplier, "noise_multiplier");
+  require_non_negative(e.sensitivity, "sensitivity");
+  return made(std::move(e));
+}
+
+EventPtr make_event(BandedMatrixFactorizationEvent e) {
+  require_probability(e.sampling_probability, "sampling_probability");
+  require_positive(e.noise_multiplier, "noise_multiplier");
+  if (e.steps < 0) throw InvalidParameter("steps", "must be an integer >= 0");
+  if (e.bands < 1) throw InvalidParameter("bands", "must be an integer >= 1");
+  return made(std::move(e));
+}
+
 EventPtr make_gaussian(double noise_multiplier) {
   return make_event(GaussianEvent{noise_multiplier});
 }
@@ -250,6 +266,28 @@ int tree_aggregation_depth(std::span<const std::int64_t> step_counts) {
   for (std::int64_t t : step_counts) most = std::max(most, t);
   // ⌈log2(T + 1)⌉ is the number of bits of T.
   return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(most)));
+}
+
+double matrix_mechanism_multiplier(double noise_multiplier, double sensitivity) {
+  // docs/matrix.md#matrix-mechanism: one record moves C·x by at most Δ, the
+  // noise is N(0, σ²I), so the release is the Gaussian mechanism at σ/Δ.
+  const double m = outward::quotient_down(noise_multiplier, sensitivity);
+  if (m == 0) return std::numeric_limits<double>::denorm_min();
+  return std::min(m, std::numeric_limits<double>::max());
+}
+
+std::int64_t banded_rounds(std::int64_t steps, std::int64_t bands) {
+  return steps / bands + (steps % bands != 0 ? 1 : 0);
+}
+
+EventPtr equivalent_event(const MatrixMechanismEvent& e) {
+  if (e.sensitivity == 0) return make_event(NoOpEvent{});
+  return make_gaussian(matrix_mechanism_multiplier(e.noise_multiplier, e.sensitivity));
+}
+
+EventPtr equivalent_event(const BandedMatrixFactorizationEvent& e) {
+  // docs/matrix.md#amplified-banded (Choquette-Choo et al. 2023, Sec. 4).
+  return make_dp_sgd(e.sampling_probability, e.noise_multiplier, banded_rounds(e.steps, e.bands));
 }
 
 }  // namespace dpb

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -408,6 +409,63 @@ struct RandomAllocationEvent {
   }
 };
 
+/// A matrix mechanism A = B·C (DP-FTRL, banded matrix factorization) as one
+/// release: the strategy's outputs C·x plus independent Gaussian noise of
+/// standard deviation σ clipping norms per coordinate, where one record moves
+/// C·x by at most Δ clipping norms (the L2 sensitivity of C under the run's
+/// participation pattern, for one record's contributions of norm ≤ 1 each).
+/// It is the Gaussian mechanism at σ/Δ (docs/matrix.md#matrix-mechanism);
+/// Δ = 0: no record moves the output, no privacy loss. dp_accounting has no
+/// such class (kClassName is empty).
+struct MatrixMechanismEvent {
+  static constexpr std::string_view kName = "matrix_mechanism";
+  static constexpr std::string_view kClassName = "";
+  static constexpr std::string_view kMeaning =
+      "a matrix mechanism A = B C (DP-FTRL, BandMF): noise sigma on C x, C of L2 sensitivity "
+      "Delta under the participation pattern; the gaussian at sigma / Delta";
+  double noise_multiplier;
+  double sensitivity;
+  static constexpr auto fields() {
+    using E = MatrixMechanismEvent;
+    return std::tuple{
+        EventField<E, double>{"noise_multiplier", &E::noise_multiplier,
+                              "sigma, noise standard deviation / clipping norm, > 0"},
+        EventField<E, double>{"sensitivity", &E::sensitivity,
+                              "Delta >= 0, L2 sensitivity of C for one record's participations, "
+                              "in clipping norms (add/remove)"}};
+  }
+};
+
+/// Amplified banded matrix factorization (Choquette-Choo et al. 2023, arXiv
+/// 2306.08153, Sec. 4, their amplification theorem for banded strategies): a b-banded
+/// lower-triangular strategy C whose columns have L2 norm ≤ 1, the records split into b groups,
+/// step t drawing a Poisson sample of rate q from group t mod b, noise σ. The kind asserts those
+/// conditions (the verb that builds C checks them); it is then DP-SGD over
+/// ⌈T/b⌉ Poisson-sampled Gaussian rounds at q and σ
+/// (docs/matrix.md#amplified-banded). dp_accounting has no such class.
+struct BandedMatrixFactorizationEvent {
+  static constexpr std::string_view kName = "banded_matrix_factorization";
+  static constexpr std::string_view kClassName = "";
+  static constexpr std::string_view kMeaning =
+      "amplified BandMF: b-banded C with column norms <= 1 (asserted), cyclic Poisson sampling "
+      "in b groups; DP-SGD over ceil(T/b) rounds";
+  double sampling_probability;
+  double noise_multiplier;
+  std::int64_t steps;
+  std::int64_t bands;
+  static constexpr auto fields() {
+    using E = BandedMatrixFactorizationEvent;
+    return std::tuple{
+        EventField<E, double>{"sampling_probability", &E::sampling_probability,
+                              "q in [0, 1], within the group a step draws from"},
+        EventField<E, double>{"noise_multiplier", &E::noise_multiplier,
+                              "sigma, noise standard deviation / clipping norm, > 0"},
+        EventField<E, std::int64_t>{"steps", &E::steps, "T, steps of the run, >= 0", 0},
+        EventField<E, std::int64_t>{"bands", &E::bands,
+                                    "b, >= 1: the bands of C and the groups of records", 1}};
+  }
+};
+
 struct DpEvent
     : std::variant<GaussianEvent, LaplaceEvent, PoissonSampledEvent, SampledWithoutReplacementEvent,
                    SelfComposedEvent, ComposedEvent, NoOpEvent, NonPrivateEvent, EpsilonDeltaEvent,
@@ -415,7 +473,7 @@ struct DpEvent
                    ExponentialMechanismEvent, PermuteAndFlipEvent, MixtureOfGaussiansEvent,
                    SampledWithReplacementEvent, SingleEpochTreeAggregationEvent,
                    RepeatAndSelectEvent, TruncatedSubsampledGaussianEvent, ShuffledEvent,
-                   RandomAllocationEvent> {
+                   RandomAllocationEvent, MatrixMechanismEvent, BandedMatrixFactorizationEvent> {
   using variant::variant;
 };
 
@@ -451,6 +509,8 @@ EventPtr make_event(RepeatAndSelectEvent e);
 EventPtr make_event(TruncatedSubsampledGaussianEvent e);
 EventPtr make_event(ShuffledEvent e);
 EventPtr make_event(RandomAllocationEvent e);
+EventPtr make_event(MatrixMechanismEvent e);
+EventPtr make_event(BandedMatrixFactorizationEvent e);
 
 /// |Σ p_i − 1| allowed for mixture_of_gaussians: probabilities written with
 /// ~12 significant digits (or summed in floating point) still pass; a list
@@ -487,5 +547,31 @@ std::string event_name(const DpEvent& event);
 /// (the number of tree nodes one leaf contributes to, Kairouz et al. 2021,
 /// App. D).
 int tree_aggregation_depth(std::span<const std::int64_t> step_counts);
+
+/// The noise multiplier of the Gaussian mechanism a matrix mechanism is: σ/Δ
+/// rounded down (toward more privacy loss), Δ > 0. A quotient past the
+/// largest double is held there (rounded down still); one that underflows is
+/// held at the smallest double, as scaled_noise_multiplier() does and for its
+/// reason (docs/matrix.md#matrix-mechanism).
+double matrix_mechanism_multiplier(double noise_multiplier, double sensitivity);
+
+/// The rounds of DP-SGD an amplified banded run is: ⌈T/b⌉, b ≥ 1
+/// (docs/matrix.md#amplified-banded).
+std::int64_t banded_rounds(std::int64_t steps, std::int64_t bands);
+
+/// Whether `Kind` is an existing event under another name, accounted as its
+/// equivalent_event() (below): a whole run, never inside a sampled wrapper.
+template <typename Kind>
+constexpr bool is_equivalent_kind() {
+  return std::is_same_v<Kind, MatrixMechanismEvent> ||
+         std::is_same_v<Kind, BandedMatrixFactorizationEvent>;
+}
+
+/// The existing events these kinds are (docs/matrix.md#event-kinds), which the
+/// walk (event_walk.hpp) accounts in their place: the Gaussian at
+/// matrix_mechanism_multiplier() (no_op when Δ = 0), and DP-SGD's
+/// self_composed(⌈T/b⌉, poisson_sampled(q, gaussian(σ))).
+EventPtr equivalent_event(const MatrixMechanismEvent& e);
+EventPtr equivalent_event(const BandedMatrixFactorizationEvent& e);
 
 }  // namespace dpb

@@ -47,6 +47,15 @@ inline double quotient_up(double num, double den) {
   return q;
 }
 
+/// num/den rounded down (the mirror of quotient_up: one step down when the
+/// exact residual num − q·den says the rounded quotient lies above). num,
+/// den > 0 and finite.
+inline double quotient_down(double num, double den) {
+  const double q = num / den;
+  if (std::isfinite(q) && q > 0 && std::fma(q, den, -num) > 0) return std::nextafter(q, 0.0);
+  return q;
+}
+
 /// a·b rounded up: the fma residual a·b − p (exact) says whether the rounded
 /// product p lies below the exact one. Finite a, b ≥ 0.
 inline double product_up(double a, double b) {

@@ -79,6 +79,13 @@ EventPtr sample(std::type_identity<RandomAllocationEvent>) {
   return make_event(RandomAllocationEvent{10, 2, make_gaussian(1.0)});
 }
 
+EventPtr sample(std::type_identity<MatrixMechanismEvent>) {
+  return make_event(MatrixMechanismEvent{3.0, 1.7});
+}
+EventPtr sample(std::type_identity<BandedMatrixFactorizationEvent>) {
+  return make_event(BandedMatrixFactorizationEvent{0.05, 1.0, 100, 4});
+}
+
 /// A sample of every kind, plus each kind inside each sampled wrapper.
 std::vector<EventPtr> every_kind() {
   std::vector<EventPtr> out;
