@@ -19,7 +19,7 @@ using Json = nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kAccountants = {"rdp", "gdp", "composition", "pld"};
+const std::vector<std::string> kEveryAccountant = {"rdp", "gdp", "composition", "pld"};
 
 /// The one result's ε (and its interval's lower end, when there is one) of
 /// `dpbudget epsilon ARGS --accountant ACC --format json`.
@@ -45,7 +45,7 @@ TEST_CASE("banded_matrix_factorization --spec equals epsilon -q --sigma --steps 
   const std::string spec =
       R"({"banded_matrix_factorization": {"sampling_probability": 0.02, "noise_multiplier": 0.9,
           "steps": 1000, "bands": 3}})";
-  for (const auto& acc : kAccountants) {
+  for (const auto& acc : kEveryAccountant) {
     INFO("accountant ", acc);
     const Json banded = result_of({"epsilon", "--spec", "-", "--delta", "1e-5"}, acc, spec);
     const Json dpsgd = result_of(
@@ -60,7 +60,7 @@ TEST_CASE("banded_matrix_factorization --spec equals epsilon -q --sigma --steps 
 
 TEST_CASE(
     "matrix_mechanism --spec: the gaussian at sigma / sensitivity, and the tree at sqrt(depth)") {
-  for (const auto& acc : kAccountants) {
+  for (const auto& acc : kEveryAccountant) {
     INFO("accountant ", acc);
     const Json mm =
         result_of({"epsilon", "--spec", "-", "--delta", "1e-5"}, acc,
@@ -100,7 +100,7 @@ TEST_CASE(
     {"self_composed": {"count": 50, "event": {"poisson_sampled": {"sampling_probability": 0.02,
       "event": {"gaussian": {"noise_multiplier": 1.0}}}}}},
     {"gaussian": {"noise_multiplier": 8}}]})";
-  for (const auto& acc : kAccountants) {
+  for (const auto& acc : kEveryAccountant) {
     INFO("accountant ", acc);
     check_same(result_of({"epsilon", "--spec", "-", "--delta", "1e-5"}, acc, ledger),
                result_of({"epsilon", "--spec", "-", "--delta", "1e-5"}, acc, equivalent));
