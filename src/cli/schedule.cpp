@@ -34,8 +34,6 @@ constexpr std::array<std::pair<P, P>, 11> kInheritShadows{{
     {P::sampling, P::participations},
 }};
 
-std::size_t index_of(P p) { return static_cast<std::size_t>(p); }
-
 /// The phase's values over the flags': a flag's value where the phase sets
 /// neither that key nor one that shadows it.
 GivenValues inherited(const GivenValues& phase, const GivenValues& flags) {
