@@ -22,21 +22,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-/// RFC 6901 escaping of one reference token (the whole key: the pointer is
-/// used to reach the value, not only to name it).
-std::string token(std::string_view key) {
-  std::string s;
-  for (char c : key) {
-    if (c == '~')
-      s += "~0";
-    else if (c == '/')
-      s += "~1";
-    else
-      s += c;
-  }
-  return s;
-}
-
 /// "gaussian/noise_multiplier, laplace/scale, ...": what may be marked.
 std::string solvable_list() {
   std::string s;
@@ -90,8 +75,15 @@ LedgerMark classify(const Json& mark, const std::string& pointer, std::string_vi
 void find_marks(const Json& v, const std::string& pointer, std::string_view key,
                 std::vector<LedgerMark>& out) {
   if (v.is_array()) {
-    for (std::size_t i = 0; i < v.size(); ++i)
-      find_marks(v[i], pointer + "/" + std::to_string(i), "", out);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string at = pointer + "/" + std::to_string(i);
+      if (v[i].is_object() && v[i].contains("solve"))
+        throw SpecError(at,
+                        "an entry of a list cannot be solved for; {\"solve\": true} may "
+                        "mark only " +
+                            solvable_list());
+      find_marks(v[i], at, "", out);
+    }
     return;
   }
   if (!v.is_object()) return;
@@ -99,7 +91,7 @@ void find_marks(const Json& v, const std::string& pointer, std::string_view key,
   if (v.contains("class_name") && v.at("class_name").is_string())
     kind = kind_of_class(v.at("class_name").get<std::string>());
   for (const auto& [k, child] : v.items()) {
-    const std::string at = pointer + "/" + token(k);
+    const std::string at = pointer + "/" + json_pointer_token(k);
     if (child.is_object() && child.contains("solve"))
       out.push_back(classify(child, at, kind, k));
     else
@@ -338,7 +330,9 @@ int run_split(const LedgerSolve& s, const MarkedLedger& ledger, const std::vecto
   Guarantee summed;
   summed.accountant = choice.names.front();
   summed.epsilon = split.epsilon_sum;
-  summed.delta = split.delta_sum;
+  // The parts' δ add up to at most the budget's (split_budget): the sum row
+  // claims the budget's δ, as the target it is (the same double, read back).
+  summed.delta = delta;
   summed.bound = split.bound;
   summed.neighbouring = split.neighbouring;
   report::Record lead;
@@ -346,8 +340,6 @@ int run_split(const LedgerSolve& s, const MarkedLedger& ledger, const std::vecto
   lead.add("share", report::number(1));
   report::Record sum = led_row(std::move(lead), summed);
   sum.add("target_epsilon", report::number(epsilon));
-  for (auto& [key, cell] : sum.cells)
-    if (key == "delta") cell.rounding = report::Rounding::up;  // a sum, not a target
   rep.results.push_back(std::move(sum));
   // The whole ledger, filled in, under every accountant: its tight figure.
   Question whole;
@@ -364,12 +356,13 @@ int run_split(const LedgerSolve& s, const MarkedLedger& ledger, const std::vecto
   if (split.bound == BoundKind::upper)
     rep.footnotes.push_back(
         "note: part i is calibrated alone to (share_i epsilon, share_i delta); sum: the parts' "
-        "epsilons and deltas added (rounded up), a guarantee for the whole ledger by basic "
-        "composition (Dwork & Roth 2014, Theorem 3.16) whatever accountant bounded each part");
+        "epsilons added (rounded up) at delta, which their deltas add up to at most: a "
+        "guarantee for the whole ledger by basic composition (Dwork & Roth 2014, Theorem 3.16) "
+        "whatever accountant bounded each part");
   else
     rep.footnotes.push_back(
         "note: part i is calibrated alone to (share_i epsilon, share_i delta); sum: the parts' "
-        "epsilons and deltas added (rounded up), but a part's epsilon is " +
+        "epsilons added (rounded up) at delta, but a part's epsilon is " +
         claim_words(split.bound) + ", not an upper bound, so the sum is " +
         claim_words(split.bound) +
         " too, not a guarantee (basic composition, Dwork & Roth "

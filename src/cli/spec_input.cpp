@@ -47,19 +47,8 @@ std::string printable(std::string_view key) {
   return s;
 }
 
-/// RFC 6901 escaping of one reference token.
-std::string pointer_token(std::string_view key) {
-  std::string s;
-  for (char c : key) {
-    if (c == '~')
-      s += "~0";
-    else if (c == '/')
-      s += "~1";
-    else
-      s += c;
-  }
-  return printable(s);
-}
+/// One reference token as a message shows it (escaped, then printable).
+std::string pointer_token(std::string_view key) { return printable(json_pointer_token(key)); }
 
 std::string type_name(const Json& v) {
   if (v.is_null()) return "null";
@@ -341,6 +330,19 @@ EventPtr parse_class_form(const Json& value, const std::string& path, int depth)
 }
 
 }  // namespace
+
+std::string json_pointer_token(std::string_view key) {
+  std::string s;
+  for (char c : key) {
+    if (c == '~')
+      s += "~0";
+    else if (c == '/')
+      s += "~1";
+    else
+      s += c;
+  }
+  return s;
+}
 
 SpecError::SpecError(const std::string& path, const std::string& message)
     : std::runtime_error((path.empty() ? std::string("(top level)") : path) + ": " + message),

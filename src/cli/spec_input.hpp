@@ -49,6 +49,10 @@ struct Spec {
 /// its document (prefixed to every message). Throws SpecError.
 EventPtr event_from_json(const nlohmann::ordered_json& value, const std::string& path = "");
 
+/// RFC 6901 escaping of one reference token of a JSON pointer ("~" as "~0",
+/// "/" as "~1"), the whole key.
+std::string json_pointer_token(std::string_view key);
+
 /// The message for a value marked {"solve": true} where none is solved.
 inline constexpr std::string_view kMarkNotHere =
     "a value marked {\"solve\": true} is solved only by 'dpbudget sigma --spec' (a noise "

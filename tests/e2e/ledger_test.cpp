@@ -301,7 +301,7 @@ TEST_CASE("ledger refusals: one line naming the flag and the JSON path") {
             {{"standard_deviation", 1},
              {"sensitivities", {0, kMark}},
              {"sampling_probs", {0.5, 0.5}}}}},
-          {"--spec", "/mixture_of_gaussians/sensitivities/1"});
+          {"--spec", "/mixture_of_gaussians/sensitivities/1", "cannot be solved"});
   // The kind the verb solves.
   refused(sigma, dp_sgd(0.01, 1, kMark), {"--spec", "/self_composed/count", "steps --spec"});
   refused(steps, dp_sgd(0.01, kMark, 100), {"--spec", "noise_multiplier", "sigma --spec"});
