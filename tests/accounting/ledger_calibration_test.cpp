@@ -132,7 +132,7 @@ TEST_CASE("split_budget: the parts' budgets add up to at most the whole, each cl
     }
 }
 
-TEST_CASE("split_budget refuses shares outside (0, 1] or not summing to 1") {
+TEST_CASE("split_budget refuses a share not above 0 or above 1, and shares not summing to 1") {
   auto refused = [](std::vector<double> shares) {
     try {
       (void)split_budget(shares, 1, 1e-5);
