@@ -85,6 +85,25 @@ bool read_run_key(const std::string& key, const Json& value,
   return true;
 }
 
+PhaseInput parse_phase(const Json& obj);
+
+/// A line's `phases`: a non-empty array of at most kMaxPhases phase objects.
+std::vector<PhaseInput> parse_phases(const Json& value) {
+  if (!value.is_array() || value.empty())
+    throw LineError{"phases: must be a non-empty array of phase objects (as a --schedule file's)"};
+  if (value.size() > kMaxPhases)
+    throw LineError{"phases: more than " + std::to_string(kMaxPhases) + " phases"};
+  std::vector<PhaseInput> phases;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    try {
+      phases.push_back(parse_phase(value[i]));
+    } catch (const LineError& e) {
+      throw LineError{"phases: phase " + std::to_string(i + 1) + ": " + e.message};
+    }
+  }
+  return phases;
+}
+
 ConfigLine parse_line(const std::string& text, std::size_t line) {
   const Json obj = parse_checked(text, "on the line");
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
@@ -106,6 +125,8 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
         throw LineError{std::string("spec: ") + e.what()};
       }
       c.spec_json = event_to_json(*c.spec).dump();
+    } else if (key == "phases") {
+      c.phases = parse_phases(value);
     } else if (key == "neighbouring") {
       try {
         c.neighbouring = parse_choice("neighbouring",
@@ -132,6 +153,11 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     }
   }
   if (c.spec && any_run_key) throw LineError{"spec: give either spec or the DP-SGD keys, not both"};
+  if (c.spec && !c.phases.empty()) throw LineError{"phases: give either phases or spec, not both"};
+  if (c.solve && !c.phases.empty())
+    throw LineError{
+        "solve: not with phases (solve a run in phases with sigma or steps --schedule)"};
+  c.given = run;
   if (c.spec && c.solve)
     throw LineError{"solve: not with spec (give the DP-SGD keys to solve for one of them)"};
   if (c.neighbouring && !c.spec)
@@ -209,7 +235,8 @@ PhaseInput parse_phase(const Json& obj) {
 std::vector<std::string> config_keys() {
   std::vector<std::string> keys{"name"};
   for (const auto& p : kRunParameters) keys.emplace_back(p.key);
-  for (const char* k : {"delta", "epsilon", "solve", "spec", "neighbouring"}) keys.emplace_back(k);
+  for (const char* k : {"delta", "epsilon", "solve", "spec", "neighbouring", "phases"})
+    keys.emplace_back(k);
   return keys;
 }
 

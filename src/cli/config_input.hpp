@@ -32,6 +32,17 @@ struct InputLimits {
 /// JSON nesting of one line: room for a spec at its event depth limit.
 inline constexpr int kMaxLineDepth = 256;
 
+/// The most phases a schedule holds (README, "Limits"): each is composed by
+/// every accountant (pld convolves a grid per distinct phase).
+inline constexpr std::size_t kMaxPhases = 1000;
+
+/// One phase of a --schedule file: the run parameters it sets (by their JSON
+/// keys, kRunParameters) and its `name`.
+struct PhaseInput {
+  std::optional<std::string> name;
+  GivenValues values;
+};
+
 struct ConfigLine {
   std::size_t line = 0;  ///< 1-based line number in the input
   std::optional<std::string> name;
@@ -48,6 +59,11 @@ struct ConfigLine {
   /// `"neighbouring": "replace-one"` (with a spec only): the relation asked
   /// for, as --neighbouring.
   std::optional<Neighbouring> neighbouring;
+  /// `"phases": [{...}, ...]`: the line is a run in phases (as a --schedule
+  /// file's, docs/sampling.md#schedules), each phase inheriting the line's own
+  /// run keys (`given`) for the keys it does not set.
+  std::vector<PhaseInput> phases;
+  GivenValues given;
 };
 
 struct InputError {
@@ -62,20 +78,9 @@ struct ConfigInput {
 
 /// Every key a line may hold, in the order messages list them: name, the
 /// run parameters' keys (kRunParameters), delta, epsilon, solve, spec,
-/// neighbouring. (The fuzzer's dictionary, tests/fuzz/jsonl.dict, is tested
+/// neighbouring, phases. (The fuzzer's dictionary, tests/fuzz/jsonl.dict, is tested
 /// against it.)
 std::vector<std::string> config_keys();
-
-/// The most phases a schedule holds (README, "Limits"): each is composed by
-/// every accountant (pld convolves a grid per distinct phase).
-inline constexpr std::size_t kMaxPhases = 1000;
-
-/// One phase of a --schedule file: the run parameters it sets (by their JSON
-/// keys, kRunParameters) and its `name`.
-struct PhaseInput {
-  std::optional<std::string> name;
-  GivenValues values;
-};
 
 /// The phases of a schedule (docs/sampling.md#schedules): a JSON array of phase
 /// objects, or JSON Lines (one object per line). A phase holds run

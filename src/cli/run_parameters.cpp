@@ -118,8 +118,6 @@ std::vector<ParamValue> parse_texts(const RunParameter& p, const std::vector<std
 
 using Given = std::array<std::optional<ParamValue>, kRunParamCount>;
 
-std::size_t index_of(RunParam p) { return static_cast<std::size_t>(p); }
-
 /// Parameters that stand in for another may not be given beside it.
 void check_instead_of(const std::array<bool, kRunParamCount>& present, Naming naming) {
   for (const auto& p : kRunParameters)

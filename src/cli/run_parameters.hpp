@@ -204,6 +204,9 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& flags);
 /// The parameter a verb solves for (it must then not be given).
 using Unknown = RunUnknown;
 
+/// A run parameter's place in kRunParameters and in GivenValues (RunParam's order).
+inline std::size_t index_of(RunParam p) { return static_cast<std::size_t>(p); }
+
 /// What `sweep --solve` takes (and a `sweep --input` line's "solve").
 inline constexpr std::array<Choice<Unknown>, 3> kSolveChoices{{
     {"sigma", Unknown::noise_multiplier},

@@ -34,8 +34,6 @@ constexpr std::array<std::pair<P, P>, 11> kInheritShadows{{
     {P::sampling, P::participations},
 }};
 
-std::size_t index_of(P p) { return static_cast<std::size_t>(p); }
-
 /// The phase's values over the flags': a flag's value where the phase sets
 /// neither that key nor one that shadows it.
 GivenValues inherited(const GivenValues& phase, const GivenValues& flags) {
@@ -129,22 +127,28 @@ Schedule load_schedule(const std::string& file, const DpSgdFlags& flags, Unknown
                               (named[i] ? " (" + out.names[i] + ")" : std::string()) + ": ";
     const Unknown mine = out.solved == i ? unknown : Unknown::none;
     try {
-      out.phases.push_back(derive(values_of(inherited(inputs[i].values, from_flags), Naming::keys),
-                                  mine, Naming::keys));
+      out.phases.push_back(derive_phase(inputs[i], from_flags, mine));
     } catch (const UsageError& e) {
       throw UsageError(where + e.what());
     }
   }
-  if (const auto other = phase_of_other_relation(out.phases)) {
-    const std::size_t i = *other;
-    throw UsageError(
-        "--schedule: phase " + std::to_string(i + 1) + ": sampling: its scheme is analysed under " +
-        std::string(to_string(run_relation(out.phases[i]))) + " neighbouring, phase 1's under " +
-        std::string(to_string(run_relation(out.phases.front()))) +
-        "; the phases of one run must share one relation (poisson and balls-in-bins: "
-        "add_remove; without-replacement: replace_one; shuffle: replace_special)");
-  }
+  if (const auto why = mixed_relation(out.phases)) throw UsageError("--schedule: " + *why);
   return out;
+}
+
+DpSgdRun derive_phase(const PhaseInput& phase, const GivenValues& base, Unknown unknown) {
+  return derive(values_of(inherited(phase.values, base), Naming::keys), unknown, Naming::keys);
+}
+
+std::optional<std::string> mixed_relation(const std::vector<DpSgdRun>& phases) {
+  const auto other = phase_of_other_relation(phases);
+  if (!other) return std::nullopt;
+  const std::size_t i = *other;
+  return "phase " + std::to_string(i + 1) + ": sampling: its scheme is analysed under " +
+         std::string(to_string(run_relation(phases[i]))) + " neighbouring, phase 1's under " +
+         std::string(to_string(run_relation(phases.front()))) +
+         "; the phases of one run must share one relation (poisson and balls-in-bins: "
+         "add_remove; without-replacement: replace_one; shuffle: replace_special)";
 }
 
 void add_schedule_inputs(report::Record& inputs, const std::string& file, const Schedule& schedule,

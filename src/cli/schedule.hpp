@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "accounting/dpsgd/dp_sgd_run.hpp"
+#include "cli/config_input.hpp"
 #include "cli/run_parameters.hpp"
 #include "report/record.hpp"
 
@@ -35,6 +36,17 @@ struct Schedule {
 /// file, the phase and the key or flag at fault.
 Schedule load_schedule(const std::string& file, const DpSgdFlags& flags, Unknown unknown,
                        const std::string& phase = "");
+
+/// One phase's run: its values over `base` for the keys it does not set
+/// (kInheritShadows: a key that says the same thing another way is not
+/// inherited beside it), derived with `unknown`. Throws UsageError naming
+/// the key.
+DpSgdRun derive_phase(const PhaseInput& phase, const GivenValues& base, Unknown unknown);
+
+/// Why the phases cannot be one run: "phase i: sampling: ..." when phase i
+/// is analysed under another neighbouring relation than phase 1; nullopt
+/// when they share one.
+std::optional<std::string> mixed_relation(const std::vector<DpSgdRun>& phases);
 
 /// The schedule's inputs: `schedule` (the file), `phases` (JSON: each
 /// phase's parameters, as add_inputs names them, with its name), one text

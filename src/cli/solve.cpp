@@ -6,6 +6,7 @@
 #include "accounting/dpsgd/schedule.hpp"
 #include "accounting/errors.hpp"
 #include "cli/errors.hpp"
+#include "cli/ledger.hpp"
 #include "cli/output_flags.hpp"
 #include "cli/parse.hpp"
 #include "cli/result_rows.hpp"
@@ -126,6 +127,7 @@ struct SolverFlags {
   std::vector<std::string> max_tpr, at_fpr, max_advantage;  ///< docs/calibration.md#risk-targets
   std::string tolerance, max_sigma;
   std::string schedule, phase;  ///< --schedule FILE, --phase NAME (sigma)
+  LedgerFlags ledger;           ///< --spec and its flags (sigma, steps)
 };
 
 /// Which target the flags give: --epsilon at --delta, --max-tpr at --at-fpr,
@@ -257,8 +259,27 @@ int run_schedule_solver(const SolverFlags& f, const std::string& name, Unknown u
   return kOk;
 }
 
+/// sigma or steps on a ledger with a value marked to solve (cli/ledger.hpp).
+int run_spec_solver(const SolverFlags& f, const std::string& name, Unknown unknown,
+                    std::ostream& out, std::ostream& err) {
+  if (!f.schedule.empty())
+    throw UsageError(
+        "--schedule: not with --spec (give the run as phases or as a ledger, not both)");
+  if (!f.phase.empty()) throw UsageError("--phase: only with --schedule");
+  refuse_run_flags(f.run, "--spec", "the spec file describes the whole ledger");
+  if (!f.max_tpr.empty() || !f.max_advantage.empty())
+    throw UsageError(std::string(f.max_tpr.empty() ? "--max-advantage" : "--max-tpr") +
+                     ": not with --spec (give --epsilon with --delta)");
+  (void)target_measure(f);  // --epsilon and --delta
+  return run_ledger_solver(
+      LedgerSolve{f.ledger, f.accountant, f.output, f.epsilons, f.deltas, f.tolerance, f.max_sigma},
+      name, unknown, out, err);
+}
+
 int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, std::ostream& out,
                std::ostream& err) {
+  if (!f.ledger.spec.empty()) return run_spec_solver(f, name, unknown, out, err);
+  refuse_ledger_flags_without_spec(f.ledger);
   if (!f.schedule.empty()) return run_schedule_solver(f, name, unknown, out, err);
   if (!f.phase.empty()) throw UsageError("--phase: only with --schedule");
   const DpSgdRun run = derive(single_values(f.run), unknown);
@@ -314,7 +335,10 @@ Verb setup_solver_verb(CLI::App& app, const std::string& name, const std::string
   cmd->add_option("--max-advantage", f->max_advantage,
                   "instead of --epsilon: largest advantage TPR - FPR of any membership-inference "
                   "attack, in (0, 1)");
-  if (unknown != Unknown::sampling_rate) add_schedule_flag(*cmd, f->schedule);
+  if (unknown != Unknown::sampling_rate) {
+    add_schedule_flag(*cmd, f->schedule);
+    add_ledger_flags(*cmd, f->ledger);
+  }
   if (unknown == Unknown::noise_multiplier)
     cmd->add_option("--phase", f->phase,
                     "with --schedule: solve this phase's sigma (its name, or its number from 1; "

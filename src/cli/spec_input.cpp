@@ -47,19 +47,8 @@ std::string printable(std::string_view key) {
   return s;
 }
 
-/// RFC 6901 escaping of one reference token.
-std::string pointer_token(std::string_view key) {
-  std::string s;
-  for (char c : key) {
-    if (c == '~')
-      s += "~0";
-    else if (c == '/')
-      s += "~1";
-    else
-      s += c;
-  }
-  return printable(s);
-}
+/// One reference token as a message shows it (escaped, then printable).
+std::string pointer_token(std::string_view key) { return printable(json_pointer_token(key)); }
 
 std::string type_name(const Json& v) {
   if (v.is_null()) return "null";
@@ -208,11 +197,18 @@ void refuse_null(const Json& body, const std::string& at, const std::string& key
 
 /// Reads one field of `Kind` from its body (fields() of events.hpp); `key` is
 /// where it is (name or alias).
+/// A value marked {"solve": true} where a number is read: only the solvers
+/// fill one in, and only at the fields they list (docs/calibration.md#ledgers).
+void refuse_mark(const Json& v, const std::string& pointer) {
+  if (v.is_object() && v.contains("solve")) throw SpecError(pointer, std::string(kMarkNotHere));
+}
+
 template <typename Kind>
 void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
                 Kind& kind, const EventField<Kind, double>& f) {
   refuse_null(body, at, key, f);
   const Json& v = body.at(key);
+  refuse_mark(v, at + "/" + key);
   if (f.infinity_word && v.is_string()) {
     const auto word = v.get<std::string>();
     if (word != "inf" && word != "Infinity")
@@ -231,6 +227,7 @@ template <typename Kind>
 void read_field(const Json& body, const std::string& at, const std::string& key, int /*depth*/,
                 Kind& kind, const EventField<Kind, std::int64_t>& f) {
   refuse_null(body, at, key, f);
+  refuse_mark(body.at(key), at + "/" + key);
   kind.*f.member = integer_at(body, at, key, f.min);
 }
 template <typename Kind>
@@ -243,6 +240,7 @@ void read_field(const Json& body, const std::string& at, const std::string& key,
                         (v.is_array() ? std::string("an empty array") : type_name(v)));
   auto& out = kind.*f.member;
   for (std::size_t i = 0; i < v.size(); ++i) {
+    refuse_mark(v[i], at + "/" + key + "/" + std::to_string(i));
     if (!v[i].is_number())
       throw SpecError(at + "/" + key + "/" + std::to_string(i),
                       "must be a number, got " + type_name(v[i]));
@@ -262,8 +260,10 @@ void read_field(const Json& body, const std::string& at, const std::string& key,
     throw SpecError(at + "/" + key,
                     "must be an integer or a non-empty array of integers, got " +
                         (v.is_array() ? std::string("an empty array") : type_name(v)));
-  for (std::size_t i = 0; i < v.size(); ++i)
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    refuse_mark(v[i], at + "/" + key + "/" + std::to_string(i));
     out.push_back(integer_value(v[i], at + "/" + key + "/" + std::to_string(i), f.min));
+  }
 }
 template <typename Kind>
 void read_field(const Json& body, const std::string& at, const std::string& key, int depth,
@@ -332,6 +332,19 @@ EventPtr parse_class_form(const Json& value, const std::string& path, int depth)
 
 }  // namespace
 
+std::string json_pointer_token(std::string_view key) {
+  std::string s;
+  for (char c : key) {
+    if (c == '~')
+      s += "~0";
+    else if (c == '/')
+      s += "~1";
+    else
+      s += c;
+  }
+  return s;
+}
+
 SpecError::SpecError(const std::string& path, const std::string& message)
     : std::runtime_error((path.empty() ? std::string("(top level)") : path) + ": " + message),
       path_(path) {}
@@ -340,7 +353,7 @@ EventPtr event_from_json(const Json& value, const std::string& path) {
   return parse_event(value, path, 1);
 }
 
-Spec parse_spec(const std::string& text) {
+Json parse_spec_json(const std::string& text) {
   if (text.size() > kMaxSpecBytes) throw SpecError("", "larger than 16 MiB (the limit)");
   Json doc;
   try {
@@ -357,13 +370,17 @@ Spec parse_spec(const std::string& text) {
     if (const auto p = what.find("] "); p != std::string::npos) what.erase(0, p + 2);
     throw SpecError("", "not valid JSON: " + what);
   }
+  return doc;
+}
+
+Spec parse_spec(const std::string& text) {
   Spec spec;
-  spec.event = event_from_json(doc);
+  spec.event = event_from_json(parse_spec_json(text));
   spec.json = event_to_json(*spec.event).dump();
   return spec;
 }
 
-Spec read_spec_file(const std::string& file) {
+std::string read_spec_text(const std::string& file) {
   std::ifstream stream;
   std::istream* in = &std::cin;
   if (file != "-") {
@@ -376,6 +393,11 @@ Spec read_spec_file(const std::string& file) {
   in->read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in->bad()) throw UsageError("--spec: cannot read '" + printable(file) + "'");
   text.resize(static_cast<std::size_t>(in->gcount()));
+  return text;
+}
+
+Spec read_spec_file(const std::string& file) {
+  const std::string text = read_spec_text(file);
   try {
     return parse_spec(text);
   } catch (const SpecError& e) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "accounting/events/events.hpp"
 
@@ -48,9 +49,25 @@ struct Spec {
 /// its document (prefixed to every message). Throws SpecError.
 EventPtr event_from_json(const nlohmann::ordered_json& value, const std::string& path = "");
 
-/// Parses spec text: at most kMaxSpecBytes, events nested at most
-/// kMaxSpecDepth deep. Throws SpecError.
+/// RFC 6901 escaping of one reference token of a JSON pointer ("~" as "~0",
+/// "/" as "~1"), the whole key.
+std::string json_pointer_token(std::string_view key);
+
+/// The message for a value marked {"solve": true} where none is solved.
+inline constexpr std::string_view kMarkNotHere =
+    "a value marked {\"solve\": true} is solved only by 'dpbudget sigma --spec' (a noise "
+    "multiplier or a scale) and 'dpbudget steps --spec' (a count); give a number here";
+
+/// Spec text as a JSON document: at most kMaxSpecBytes, nested at most
+/// kMaxSpecDepth events deep. Throws SpecError.
+nlohmann::ordered_json parse_spec_json(const std::string& text);
+
+/// Parses spec text (parse_spec_json, then the events). Throws SpecError.
 Spec parse_spec(const std::string& text);
+
+/// The text of a spec file ('-' for stdin), at most one byte past
+/// kMaxSpecBytes. Throws UsageError "--spec: cannot ...".
+std::string read_spec_text(const std::string& file);
 
 /// Reads and parses a spec file ('-' for stdin). Throws UsageError
 /// "--spec: <path>: <what>".

@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "accounting/dpsgd/schedule.hpp"
 #include "accounting/errors.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
@@ -33,7 +34,9 @@
 #include "cli/parse.hpp"
 #include "cli/result_rows.hpp"
 #include "cli/run_parameters.hpp"
+#include "cli/schedule.hpp"
 #include "cli/solve.hpp"
+#include "cli/spec_input.hpp"
 #include "cli/verbs.hpp"
 #include "report/number_format.hpp"
 #include "report/render.hpp"
@@ -78,6 +81,9 @@ struct Job {
   EventPtr spec;                 ///< an --input line's "spec", instead of `run`
   std::string spec_json;
   std::optional<Neighbouring> neighbouring;  ///< the line's "neighbouring" (with a spec)
+  /// Whether `spec` is the run's own mechanism (false for a line's phases
+  /// with a phase composed as a stand-in: schedule_is_the_run).
+  bool event_is_own = true;
 };
 
 /// The jobs of a sweep, made when asked for: job i of `count`.
@@ -172,6 +178,7 @@ std::vector<Row> compute(const Job& job, const Settings& s) {
     Question q;
     q.event = job.spec ? job.spec : dp_sgd_event(job.run);
     if (!job.spec) q.run = job.run;
+    q.event_is_own = job.event_is_own;
     q.accountants = s.choice;
     if (job.neighbouring) q.accountants.options.neighbouring = job.neighbouring;
     q.targets = job.deltas;
@@ -347,6 +354,35 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
     Job job;
     job.name = c.name;
     job.line = c.line;
+    if (!c.phases.empty()) {
+      // A run in phases (docs/sampling.md#schedules): each phase over the
+      // line's own run keys, composed as --schedule composes them.
+      if (unknown != Unknown::none) {
+        errors.push_back({c.line,
+                          "phases: not with --solve (solve a run in phases with sigma or steps "
+                          "--schedule)"});
+        continue;
+      }
+      std::vector<DpSgdRun> phases;
+      std::string fault;
+      for (std::size_t i = 0; i < c.phases.size() && fault.empty(); ++i) {
+        try {
+          phases.push_back(derive_phase(c.phases[i], c.given, Unknown::none));
+        } catch (const UsageError& e) {
+          fault = "phases: phase " + std::to_string(i + 1) + ": " + e.what();
+        }
+      }
+      if (fault.empty())
+        if (const auto why = mixed_relation(phases)) fault = "phases: " + *why;
+      if (!fault.empty()) {
+        errors.push_back({c.line, fault});
+        continue;
+      }
+      c.spec = schedule_event(phases);
+      c.spec_json = event_to_json(*c.spec).dump();
+      c.neighbouring = run_neighbouring(phases.front());
+      job.event_is_own = schedule_is_the_run(phases);
+    }
     if (c.spec) {
       if (unknown != Unknown::none) {
         errors.push_back({c.line, "spec: not with --solve (give the DP-SGD keys to solve)"});
@@ -854,8 +890,9 @@ Verb setup_sweep(CLI::App& app) {
           "delta, epsilon (the budget, or the target with solve), solve (what the line solves "
           "for, as --solve: sigma|steps|sampling-rate, or its key), name; or "
           "spec (an event as in a --spec file) instead of the DP-SGD keys, with it "
-          "neighbouring (add-remove|replace-one|replace-special, as epsilon's); not with the "
-          "run flags"));
+          "neighbouring (add-remove|replace-one|replace-special, as epsilon's); or phases "
+          "(a run in phases: an array of phase objects as in a --schedule file, each "
+          "inheriting the line's run keys); not with the run flags"));
   cmd->add_option("--shard", f->shard,
                   "K/N: compute only the K-th of N equal slices of the configurations (1 <= K <= "
                   "N); the N outputs in order concatenate to the whole sweep's (CSV: header from "

@@ -65,15 +65,29 @@ inline double product_up(double a, double b) {
   return p;
 }
 
-/// a − b rounded down: the exact rounding error of the difference (Knuth's
-/// TwoSum, exact for any a, b without overflow) says whether the rounded
-/// difference lies above the exact one.
+/// The rounding error of s = a + b (Knuth's TwoSum, exact for any a, b
+/// without overflow): a + b = s + the result, exactly.
+inline double sum_error(double a, double b, double s) {
+  const double bv = s - a;
+  return (a - (s - bv)) + (b - bv);
+}
+
+/// a − b rounded down: the exact rounding error of the difference (TwoSum)
+/// says whether the rounded difference lies above the exact one.
 inline double difference_down(double a, double b) {
   const double s = a - b;
-  const double bv = s - a;
-  const double err = (a - (s - bv)) + (-b - bv);  // exact: a − b = s + err
-  if (std::isfinite(s) && err < 0)
+  if (std::isfinite(s) && sum_error(a, -b, s) < 0)
     return std::nextafter(s, -std::numeric_limits<double>::infinity());
+  return s;
+}
+
+/// a + b rounded up: the exact rounding error of the sum (TwoSum) says
+/// whether the rounded sum lies below the exact one. Monotone in a and b, so a
+/// sum of smaller terms, added up the same way, is never larger.
+inline double sum_up(double a, double b) {
+  const double s = a + b;
+  if (std::isfinite(s) && sum_error(a, b, s) > 0)
+    return std::nextafter(s, std::numeric_limits<double>::infinity());
   return s;
 }
 
