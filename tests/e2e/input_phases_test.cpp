@@ -14,20 +14,14 @@
 
 using dpb::test::json_lines;
 using dpb::test::json_of;
+using dpb::test::phase_spec;
 using dpb::test::run_dpbudget;
 using dpb::test::with;
 using Json = nlohmann::json;
 
 namespace {
 
-/// The event of one phase's flags, as --print-spec prints it.
-Json phase_spec(const std::vector<std::string>& flags) {
-  const auto r = run_dpbudget(with({"epsilon", "--print-spec"}, flags));
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  return Json::parse(r.out);
-}
-
-double epsilon_of(const Json& row) { return row.at("epsilon").get<double>(); }
+double epsilon_in(const Json& row) { return row.at("epsilon").get<double>(); }
 
 }  // namespace
 
@@ -54,13 +48,13 @@ TEST_CASE("sweep --input: a line's phases are the composition of its phases' eve
     const Json by_spec = json_of(run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5",
                                                "--accountant", accountant, "--format", "json"},
                                               warm.dump()));
-    CHECK(epsilon_of(rows[0]) == epsilon_of(by_spec["results"][0]));
+    CHECK(epsilon_in(rows[0]) == epsilon_in(by_spec["results"][0]));
     // One phase: the line's σ inherited; the run itself.
     const Json by_flags = json_of(run_dpbudget(
         {"epsilon", "--dataset-size", "60000", "--batch-size", "256", "--sigma", "1.1", "--epochs",
          "5", "--delta", "1e-5", "--accountant", accountant, "--format", "json"}));
     CHECK(rows[1]["name"] == "flat");
-    CHECK(epsilon_of(rows[1]) == epsilon_of(by_flags["results"][0]));
+    CHECK(epsilon_in(rows[1]) == epsilon_in(by_flags["results"][0]));
   }
 }
 

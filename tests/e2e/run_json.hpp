@@ -18,6 +18,13 @@ inline nlohmann::json json_of(const Run& r) {
   return nlohmann::json::parse(r.out);
 }
 
+/// The event of one phase's flags, as `epsilon --print-spec` prints it.
+inline nlohmann::json phase_spec(const std::vector<std::string>& flags) {
+  const auto r = run_dpbudget(with({"epsilon", "--print-spec"}, flags));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  return nlohmann::json::parse(r.out);
+}
+
 /// `v` as a command-line argument that reads back as the same double (%.17g).
 inline std::string str(double v) {
   char buf[40];

@@ -16,6 +16,7 @@
 #include "run_json.hpp"
 
 using dpb::test::json_of;
+using dpb::test::phase_spec;
 using dpb::test::run_dpbudget;
 using dpb::test::str;
 using dpb::test::TempFile;
@@ -31,13 +32,6 @@ const char* kTwoPhases = R"([
   {"name": "warmup", "batch_size": 128, "noise_multiplier": 2, "epochs": 1},
   {"name": "main", "batch_size": 256, "noise_multiplier": 1.1, "epochs": 4}
 ])";
-
-/// The event of one phase's flags, as --print-spec prints it.
-Json phase_spec(const std::vector<std::string>& flags) {
-  const auto r = run_dpbudget(with({"epsilon", "--print-spec"}, flags));
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  return Json::parse(r.out);
-}
 
 double row_epsilon(const Json& doc, const std::string& accountant) {
   for (const auto& row : doc["results"])
