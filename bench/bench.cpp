@@ -22,6 +22,8 @@
 #include "accounting/accountant.hpp"
 #include "accounting/composition/composition.hpp"
 #include "accounting/events/events.hpp"
+#include "accounting/matrix/sensitivity.hpp"
+#include "accounting/matrix/strategy.hpp"
 #include "accounting/run_plan.hpp"
 
 namespace {
@@ -298,6 +300,36 @@ void bench_plan(int runs) {
       rows, 1e3 * median, runs, kPlanGoalSeconds, median <= kPlanGoalSeconds ? "met" : "NOT met");
 }
 
+/// Issue 28's goal for the min-sep sensitivity of a 10^4-step Toeplitz strategy.
+constexpr double kMatrixSensitivityGoalMs = 50;
+
+/// The sensitivity of the square root over 10^4 steps under min-sep 100 with
+/// 50 participations (the exact monotone sum), and the banded square root of
+/// 64 bands under min-sep 50 (the general bound does not apply at this size:
+/// the monotone sum does): the median of `runs` in-process times.
+void bench_matrix_sensitivity(int runs) {
+  const dpb::matrix::Strategy sqrt_strategy = dpb::matrix::square_root_strategy(10000);
+  const dpb::matrix::Strategy banded = dpb::matrix::banded_square_root_strategy(10000, 64);
+  for (const auto& [name, strategy] :
+       {std::pair<const char*, const dpb::matrix::Strategy*>{"sqrt", &sqrt_strategy},
+        {"banded 64", &banded}}) {
+    std::vector<double> t;
+    double value = 0;
+    for (int i = 0; i < runs; ++i) {
+      const auto t0 = Clock::now();
+      value = dpb::matrix::sensitivity(*strategy, {100, 50}).squared;
+      t.push_back(seconds_since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    const double ms = 1e3 * t[t.size() / 2];
+    std::printf(
+        "mf-sensitivity: %s, 10^4 steps, min-sep 100, 50 participations (sensitivity^2 %.6g): "
+        "median %.3f ms over %d runs (goal <= %.0f ms: %s)\n",
+        name, value, ms, runs, kMatrixSensitivityGoalMs,
+        ms <= kMatrixSensitivityGoalMs ? "met" : "NOT met");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -370,5 +402,24 @@ int main(int argc, char** argv) {
   // Schedules and the planner (issue 27).
   bench_schedule(5);
   bench_plan(5);
+  // Correlated noise (issue 28): the error table at one epsilon, and beside it
+  // DP-SGD's own figure (its sigma for the same epsilon, one process).
+  bench_matrix_sensitivity(21);
+  bench_process(
+      "mf-error: identity, tree, sqrt and 10 band counts, n = 2000, each calibrated to epsilon 8 "
+      "at delta 1e-6",
+      {DPBUDGET_BINARY, "mf-error", "--strategy", "identity,tree,sqrt,banded", "--steps", "2000",
+       "--bands", "1,2,4,8,16,32,64,128,256,512", "--epsilon", "8", "--delta", "1e-6", nullptr},
+      5, 2000);
+  bench_process(
+      "mf-error, amplified: identity, sqrt and 10 band counts, n = 2000, q 0.01, epsilon 8",
+      {DPBUDGET_BINARY, "mf-error", "--strategy", "identity,sqrt,banded", "--steps", "2000",
+       "--bands", "1,2,4,8,16,32,64,128,256,512", "--participation", "cyclic-poisson", "-q", "0.01",
+       "--epsilon", "8", "--delta", "1e-6", nullptr},
+      5, 2000);
+  bench_process("DP-SGD beside it: dpbudget sigma -q 0.01 --steps 2000 --epsilon 8 --delta 1e-6",
+                {DPBUDGET_BINARY, "sigma", "-q", "0.01", "--steps", "2000", "--epsilon", "8",
+                 "--delta", "1e-6", nullptr},
+                5);
   return 0;
 }

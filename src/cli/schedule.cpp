@@ -34,18 +34,18 @@ constexpr std::array<std::pair<P, P>, 11> kInheritShadows{{
     {P::sampling, P::participations},
 }};
 
-std::size_t index_of(P p) { return static_cast<std::size_t>(p); }
+std::size_t phase_param_index(P p) { return static_cast<std::size_t>(p); }
 
 /// The phase's values over the flags': a flag's value where the phase sets
 /// neither that key nor one that shadows it.
 GivenValues inherited(const GivenValues& phase, const GivenValues& flags) {
   GivenValues out = phase;
   for (const auto& p : kRunParameters) {
-    const std::size_t i = index_of(p.id);
+    const std::size_t i = phase_param_index(p.id);
     if (out[i] || !flags[i]) continue;
     bool shadowed = false;
     for (const auto& [set, dropped] : kInheritShadows)
-      shadowed = shadowed || (dropped == p.id && phase[index_of(set)]);
+      shadowed = shadowed || (dropped == p.id && phase[phase_param_index(set)]);
     if (!shadowed) out[i] = flags[i];
   }
   return out;
@@ -93,7 +93,7 @@ Schedule load_schedule(const std::string& file, const DpSgdFlags& flags, Unknown
   // What the solver finds is not given on the command line: the phases give
   // the σ it scales, or the steps of the phases before the last.
   auto refuse_flag = [&](P p, const std::string& why) {
-    if (from_flags[index_of(p)])
+    if (from_flags[phase_param_index(p)])
       throw UsageError(name_of(p, Naming::flags) + ": not with --schedule here (" + why + ")");
   };
   if (unknown == Unknown::noise_multiplier) {

@@ -82,10 +82,10 @@ PrefixSumError prefix_sum_error(const Strategy& strategy) {
     // its own; each splits into popcount(length) complete nodes, one noise
     // each (docs/matrix.md#tree).
     const Tree& tree = std::get<Tree>(strategy);
-    for (std::int64_t t = 0; t < n; ++t) {
-      const std::int64_t whole = (t + 1) / tree.restart;
-      const std::int64_t rest = (t + 1) % tree.restart;
-      per_query[static_cast<std::size_t>(t)] =
+    for (std::int64_t q = 0; q < n; ++q) {
+      const std::int64_t whole = (q + 1) / tree.restart;
+      const std::int64_t rest = (q + 1) % tree.restart;
+      per_query[static_cast<std::size_t>(q)] =
           static_cast<double>(whole * std::popcount(static_cast<std::uint64_t>(tree.restart)) +
                               std::popcount(static_cast<std::uint64_t>(rest)));
     }
