@@ -1,5 +1,6 @@
 #include "accounting/matrix_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -38,18 +39,16 @@ DpSgdRun amplified_run(const matrix::Strategy& strategy, std::int64_t bands, dou
                                         " bands, more than " + std::to_string(bands) +
                                         ": amplification by cyclic Poisson sampling needs a "
                                         "strategy with at most b bands");
+  // Each column norm² is rounded up (docs/matrix.md#rounding): one above 1 may
+  // be 1 only by rounding, and is refused all the same.
   const auto norms = matrix::column_norms_squared(strategy);
-  const std::int64_t n = matrix::steps(strategy);
-  double largest = 0;
-  for (double v : norms) largest = std::max(largest, v);
-  // Each column norm² is a sum of at most n squares (docs/matrix.md#rounding).
-  const double bound =
-      outward::up(largest * (1.0 + 1.01 * static_cast<double>(n + 2) * outward::kUnitRoundoff), 2);
-  if (bound > 1.0)
+  const double largest = *std::max_element(norms.begin(), norms.end());
+  if (largest > 1.0)
     throw InvalidParameter("strategy", "its largest column norm is " +
                                            shown_number(std::sqrt(largest)) +
                                            ", above 1: amplified banded MF needs every column of "
                                            "norm at most 1 (normalise the coefficients)");
+  const std::int64_t n = matrix::steps(strategy);
   DpSgdRun run;
   run.sampling_rate = sampling_rate;
   run.noise_multiplier = sigma;

@@ -297,7 +297,7 @@ void add_sensitivity(report::Record& r, const matrix::Sensitivity& s) {
 }
 
 const char* const kSensitivityNote =
-    "note: sensitivity_bound: exact (the largest change of C x over the pattern, rounded up) or "
+    "sensitivity_bound: exact (the largest change of C x over the pattern, rounded up) or "
     "upper (a sound upper bound: an epsilon computed from it is still an upper bound); "
     "docs/matrix.md in the source";
 
@@ -414,16 +414,15 @@ int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
     inputs.add("noise_multiplier", report::number(z, report::Rounding::down));
     question.event = matrix_release_event(z);
   }
-  add_inputs(inputs, choice);
   const Answer answer = dpb::answer(question);
   auto rep = answer_report("mf-epsilon", std::move(inputs), question, answer, err);
   if (pattern == Pattern::cyclic_poisson)
     note(rep,
-         "note: amplified banded MF: the DP-SGD run of ceil(steps / bands) Poisson-sampled rounds "
+         "amplified banded MF: the DP-SGD run of ceil(steps / bands) Poisson-sampled rounds "
          "at sampling_rate and noise_sd (Choquette-Choo et al. 2023, arXiv 2306.08153)");
   else
     note(rep,
-         "note: one Gaussian release at noise_multiplier = noise_sd / sensitivity (the noise on "
+         "one Gaussian release at noise_multiplier = noise_sd / sensitivity (the noise on "
          "each entry of C x, per unit of clipping norm)");
   std::optional<BudgetCheck> check;
   if (budget) check = check_budget(question, answer, *budget);
@@ -510,9 +509,9 @@ int run_sigma(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
         collect_remarks(solved.guarantee, rep, err);
       }
   note(rep, pattern == Pattern::cyclic_poisson
-                ? "note: noise_sd: the noise on each entry of C x per unit of clipping norm, the "
+                ? "noise_sd: the noise on each entry of C x per unit of clipping norm, the "
                   "DP-SGD noise multiplier of ceil(steps / bands) rounds (rounded up)"
-                : "note: noise_sd = noise_multiplier x sensitivity: the noise on each entry of C x "
+                : "noise_sd = noise_multiplier x sensitivity: the noise on each entry of C x "
                   "per unit of clipping norm (rounded up)");
   emit(rep, f.output, out);
   return kOk;
@@ -611,7 +610,7 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
   for (const Built& b : built) {
     report::Record r;
     r.add("strategy", report::text(b.name));
-    r.add("bands", b.bands ? report::integer(*b.bands) : report::text("-"));
+    if (b.bands) r.add("bands", report::integer(*b.bands));
     const matrix::PrefixSumError e =
         flagged("--strategy", [&] { return matrix::prefix_sum_error(b.strategy); });
     double scale = 1;  // σ² per entry
@@ -661,13 +660,12 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
     }
     rep.results.push_back(std::move(r));
   }
-  note(rep,
-       calibrated
-           ? "note: max_error, mean_error: the largest and the mean variance of the prefix-sum "
-             "estimates at noise_sd (each strategy calibrated to epsilon at delta); *_unit: "
-             "at unit noise"
-           : "note: max_error_unit, mean_error_unit: the largest and the mean variance of the "
-             "prefix-sum estimates at unit noise on each entry of C x");
+  note(rep, calibrated
+                ? "max_error, mean_error: the largest and the mean variance of the prefix-sum "
+                  "estimates at noise_sd (each strategy calibrated to epsilon at delta); *_unit: "
+                  "at unit noise"
+                : "max_error_unit, mean_error_unit: the largest and the mean variance of the "
+                  "prefix-sum estimates at unit noise on each entry of C x");
   if (!f.svg.empty()) {
     report::Chart chart;
     chart.title = calibrated ? "prefix-sum error at one epsilon" : "prefix-sum error at unit noise";

@@ -18,8 +18,8 @@ namespace {
 double gamma(std::int64_t m) { return 1.01 * static_cast<double>(m) * outward::kUnitRoundoff; }
 
 /// A non-negative sum of m terms, each within relative γ of its value, rounded
-/// up to a sound bound (docs/matrix.md#rounding).
-double sum_up(double sum, std::int64_t terms) {
+/// up to a sound bound (the general bound's last step, docs/matrix.md#rounding).
+double widened(double sum, std::int64_t terms) {
   return outward::up(sum * (1.0 + gamma(terms + 2)), 2);
 }
 
@@ -53,40 +53,36 @@ std::int64_t gram_bandwidth(const Strategy& strategy) {
 double toeplitz_monotone_squared(const Toeplitz& t, std::int64_t b, std::int64_t k) {
   const auto& c = t.coefficients;
   const auto n = static_cast<std::int64_t>(c.size());
-  std::vector<double> z(c.size());
-  // Every z_t is a sum of at most n/b + 1 non-negative terms; y_t a difference
-  // of two of them, so |ŷ_t − y_t| ≤ u·|ŷ_t| + γ·(ẑ_t + ẑ_{t−kb}).
-  const double err = gamma(n + 2);
+  // z rounded up and down (every addition directed), so that
+  // y_t ≤ z↑_t − z↓_{t−kb}, rounded up (docs/matrix.md#rounding).
+  std::vector<double> up(c.size()), down(c.size());
   double total = 0;
   for (std::int64_t s = 0; s < n; ++s) {
     const auto i = static_cast<std::size_t>(s);
-    z[i] = c[i] + (s >= b ? z[i - static_cast<std::size_t>(b)] : 0.0);
-    double y = z[i];
-    double spread = z[i];
-    if (s >= k * b) {
-      const double old = z[i - static_cast<std::size_t>(k * b)];
-      y = z[i] - old;
-      spread += old;
-    }
-    const double y_up = std::max(y, 0.0) * (1.0 + 2 * outward::kUnitRoundoff) + err * spread;
-    total += y_up * y_up;
+    const auto back = static_cast<std::size_t>(b);
+    up[i] = s >= b ? outward::sum_up(up[i - back], c[i]) : c[i];
+    down[i] = s >= b ? outward::sum_down(down[i - back], c[i]) : c[i];
+    double y = up[i];
+    if (s >= k * b)
+      y = std::max(0.0,
+                   -outward::difference_down(down[i - static_cast<std::size_t>(k * b)], up[i]));
+    total = outward::sum_up(total, outward::product_up(y, y));
   }
-  return sum_up(total, n);
+  return total;
 }
 
 /// The largest sum of at most k diagonal entries at positions b apart (exact
 /// when X_ij = 0 for |i − j| ≥ b, docs/matrix.md#banded-sensitivity).
 double banded_squared(const std::vector<double>& diagonal, std::int64_t b, std::int64_t k) {
   const auto n = static_cast<std::int64_t>(diagonal.size());
-  double sum = 0;
   if (std::is_sorted(diagonal.rbegin(), diagonal.rend())) {
     // Non-increasing: the i-th of any b-separated set sits at i·b or later.
+    double sum = 0;
     for (std::int64_t i = 0; i < k && i * b < n; ++i)
-      sum += diagonal[static_cast<std::size_t>(i * b)];
-  } else {
-    sum = best_separated_sums(diagonal, b, k).back();
+      sum = outward::sum_up(sum, diagonal[static_cast<std::size_t>(i * b)]);
+    return sum;
   }
-  return sum_up(sum, n + k);
+  return widened(best_separated_sums(diagonal, b, k).back(), k);
 }
 
 }  // namespace
@@ -163,7 +159,7 @@ Sensitivity general_sensitivity_bound(const Strategy& strategy, const Participat
     r[static_cast<std::size_t>(i)] = w[static_cast<std::size_t>(i)] + best;
   }
   const double total = best_separated_sums(r, b, k).back();
-  return Sensitivity{sum_up(total, 2 * k + 2), false, SensitivityMethod::general_bound, k};
+  return Sensitivity{widened(total, 2 * k + 2), false, SensitivityMethod::general_bound, k};
 }
 
 Sensitivity sensitivity(const Strategy& strategy, const Participation& pattern) {
@@ -173,7 +169,7 @@ Sensitivity sensitivity(const Strategy& strategy, const Participation& pattern) 
   const std::int64_t b = pattern.min_separation;
   if (k == 1) {
     const auto norms = column_norms_squared(strategy);
-    return Sensitivity{sum_up(*std::max_element(norms.begin(), norms.end()), n), true,
+    return Sensitivity{*std::max_element(norms.begin(), norms.end()), true,
                        SensitivityMethod::single, 1};
   }
   if (gram_bandwidth(strategy) <= b)

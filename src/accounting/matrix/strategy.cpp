@@ -62,9 +62,9 @@ Toeplitz banded_square_root_strategy(std::int64_t n, std::int64_t bands) {
   double sum = 0;
   for (double c : t.coefficients) sum += c * c;
   // The first column's squared norm is the largest. The divisor is widened so
-  // that even the rounded-up bound on the computed norm² stays at most 1
-  // (docs/matrix.md#banded): the sum of b squares is within γ_b of its true
-  // value, the square root and the division within a few ulps more.
+  // that even the norm² rounded up (column_norms_squared) stays at most 1
+  // (docs/matrix.md#banded): a sum of b squares is within γ_b ≈ b·u of its
+  // true value either way, the square root and the divisions a few ulps more.
   const double margin = 8.0 * static_cast<double>(bands + 4) * outward::kUnitRoundoff;
   const double divisor = std::sqrt(sum) * (1.0 + margin);
   for (double& c : t.coefficients) c /= divisor;
@@ -185,19 +185,23 @@ std::vector<double> gram(const Strategy& strategy, bool absolute) {
 std::vector<double> column_norms_squared(const Strategy& strategy) {
   const std::int64_t n = steps(strategy);
   std::vector<double> norms(static_cast<std::size_t>(n), 0.0);
+  // Every square and every partial sum rounded up (docs/matrix.md#rounding):
+  // each norm² is an upper bound, exact when the arithmetic is.
+  auto square_up = [](double c) { return outward::product_up(std::fabs(c), std::fabs(c)); };
   std::visit(Overloaded{[&](const Toeplitz& t) {
                           // Column j holds c_0..c_{n−1−j}.
                           double sum = 0;
                           for (std::int64_t s = 0; s < n; ++s) {
-                            const double c = t.coefficients[static_cast<std::size_t>(s)];
-                            sum += c * c;
+                            sum = outward::sum_up(
+                                sum, square_up(t.coefficients[static_cast<std::size_t>(s)]));
                             norms[static_cast<std::size_t>(n - 1 - s)] = sum;
                           }
                         },
                         [&](const Dense& m) {
                           for (std::int64_t t = 0; t < n; ++t)
                             for (std::int64_t j = 0; j <= t; ++j)
-                              norms[static_cast<std::size_t>(j)] += m.at(t, j) * m.at(t, j);
+                              norms[static_cast<std::size_t>(j)] = outward::sum_up(
+                                  norms[static_cast<std::size_t>(j)], square_up(m.at(t, j)));
                         },
                         [&](const Tree& tree) {
                           for (std::int64_t j = 0; j < n; ++j)

@@ -71,7 +71,8 @@ Tree tree_strategy(std::int64_t n, std::optional<std::int64_t> restart);
 /// Refuses n above kMaxDenseSteps.
 std::vector<double> gram(const Strategy& strategy, bool absolute = false);
 
-/// ||C e_j||², j < n (each a sum of non-negative squares).
+/// ||C e_j||², j < n, each rounded up (every square and partial sum rounded
+/// up: exact when the arithmetic is, e.g. 1 for the identity).
 std::vector<double> column_norms_squared(const Strategy& strategy);
 
 /// The smallest b with C_ij = 0 whenever i − j ≥ b (C lower-triangular with b

@@ -68,4 +68,33 @@ inline double difference_down(double a, double b) {
   return s;
 }
 
+/// a + b rounded up: TwoSum's exact error of the sum (as in difference_down)
+/// says whether the rounded sum lies below the exact one.
+inline double sum_up(double a, double b) {
+  const double s = a + b;
+  const double bv = s - a;
+  const double err = (a - (s - bv)) + (b - bv);  // exact: a + b = s + err
+  if (std::isfinite(s) && err > 0)
+    return std::nextafter(s, std::numeric_limits<double>::infinity());
+  return s;
+}
+
+/// a + b rounded down (TwoSum, as sum_up).
+inline double sum_down(double a, double b) {
+  const double s = a + b;
+  const double bv = s - a;
+  const double err = (a - (s - bv)) + (b - bv);
+  if (std::isfinite(s) && err < 0)
+    return std::nextafter(s, -std::numeric_limits<double>::infinity());
+  return s;
+}
+
+/// a·b rounded down (the fma residual, as product_up). Finite a, b ≥ 0.
+inline double product_down(double a, double b) {
+  const double p = a * b;
+  if (std::isfinite(p) && std::fma(a, b, -p) < 0)
+    return std::nextafter(p, -std::numeric_limits<double>::infinity());
+  return p;
+}
+
 }  // namespace dpb::outward
