@@ -22,6 +22,7 @@
 #include "accounting/matrix/sensitivity.hpp"
 #include "accounting/matrix/strategy.hpp"
 #include "accounting/matrix_run.hpp"
+#include "accounting/numerics/outward.hpp"
 #include "cli/accountant_flags.hpp"
 #include "cli/choices.hpp"
 #include "cli/errors.hpp"
@@ -59,6 +60,9 @@ struct MatrixFlags {
   std::vector<std::string> steps, bands, restart, min_sep, participations, sampling_rate;
   std::string coefficients, matrix;
   std::string participation = "single";
+  /// The flag of `sampling_rate`: -q (the rate within a group) or, in
+  /// mf-error, --batch-fraction (B/N; a group of b bands sampled at b times it).
+  const char* rate_flag = "--sampling-rate";
   std::vector<std::string> sigma, epsilon, delta;
   std::string max_epsilon, tolerance, max_sigma, svg;
   AccountantFlags accountant;
@@ -249,7 +253,7 @@ void refuse_unread(const MatrixFlags& f, const std::vector<StrategyKind>& kinds,
       throw UsageError("--participations: only with --participation min-sep");
   }
   if (pattern != Pattern::cyclic_poisson && !f.sampling_rate.empty())
-    throw UsageError("--sampling-rate: only with --participation cyclic-poisson");
+    throw UsageError(std::string(f.rate_flag) + ": only with --participation cyclic-poisson");
 }
 
 matrix::Participation participation_of(const MatrixFlags& f, Pattern pattern) {
@@ -556,8 +560,9 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
   std::optional<double> q;
   if (pattern == Pattern::cyclic_poisson) {
     if (f.sampling_rate.empty())
-      throw UsageError("--sampling-rate is required with --participation cyclic-poisson");
-    q = *optional_real("-q", f.sampling_rate, Domain{0, 1, true, false, "a number in (0, 1]"});
+      throw UsageError("--batch-fraction is required with --participation cyclic-poisson");
+    q = *optional_real("--batch-fraction", f.sampling_rate,
+                       Domain{0, 1, true, false, "a number in (0, 1]"});
   }
   const bool amplify = pattern == Pattern::cyclic_poisson;
   std::vector<Built> built;
@@ -574,7 +579,7 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
   rep.command = "mf-error";
   if (n) rep.inputs.add("steps", report::integer(*n));
   add_pattern_inputs(rep.inputs, pattern, p);
-  if (q) rep.inputs.add("sampling_rate", report::number(*q));
+  if (q) rep.inputs.add("batch_fraction", report::number(*q));
   if (calibrated) {
     rep.inputs.add("epsilon", report::number(target));
     rep.inputs.add("delta", report::number(delta));
@@ -622,13 +627,23 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
                       "row skipped");
         continue;
       }
-      const Cyclic c{*q, groups};
+      // The same expected batch q·N at every step: the group of N/b records
+      // is sampled at q·b (docs/matrix.md#error), rounded up.
+      const double group_rate = outward::product_up(*q, static_cast<double>(groups));
+      if (group_rate > 1) {
+        warn(rep, b.name + " with " + std::to_string(groups) +
+                      " bands: --batch-fraction times the bands exceeds 1 (a group smaller than "
+                      "the batch): row skipped");
+        continue;
+      }
+      const Cyclic c{group_rate, groups};
       const auto solved = best([&](const std::string& a) {
         const Solved s = solve_run(amplified(b, c, 0), Unknown::noise_multiplier, a, choice.options,
                                    target, delta, settings);
         return std::pair{s.run.noise_multiplier, s.guarantee};
       });
       if (!solved) throw NoSolution("no chosen accountant gives a sound upper bound here");
+      r.add("group_sampling_rate", report::number(group_rate));
       r.add("dp_sgd_steps", report::integer((matrix::steps(b.strategy) + groups - 1) / groups));
       r.add("accountant", report::text(solved->second));
       r.add("noise_sd", report::number(solved->first, report::Rounding::up));
@@ -720,12 +735,20 @@ void add_strategy_flags(CLI::App& cmd, MatrixFlags& f, bool list) {
                              "matrix-file: a lower-triangular n x n matrix (CSV rows or a JSON "
                              "array of rows)"));
   add_choice_option(cmd, "--participation", f.participation, kPatterns,
-                    "single (default) | min-sep (--min-sep b, --participations k) | "
-                    "cyclic-poisson (-q, --bands b: amplified banded MF)");
+                    std::string("single (default) | min-sep (--min-sep b, --participations k) | ") +
+                        (list ? "cyclic-poisson (--batch-fraction: amplified banded MF)"
+                              : "cyclic-poisson (-q, --bands b: amplified banded MF)"));
   cmd.add_option("--min-sep", f.min_sep, "min-sep: steps between two participations, >= 1");
   cmd.add_option("--participations", f.participations, "min-sep: participations per record, >= 1");
-  cmd.add_option("-q,--sampling-rate", f.sampling_rate,
-                 "cyclic-poisson: the Poisson sampling rate within a group, in (0, 1]");
+  if (list) {
+    f.rate_flag = "--batch-fraction";
+    cmd.add_option("--batch-fraction", f.sampling_rate,
+                   "cyclic-poisson: the expected batch over the dataset, B/N in (0, 1]; a "
+                   "strategy of b bands samples its group at b times it");
+  } else {
+    cmd.add_option("-q,--sampling-rate", f.sampling_rate,
+                   "cyclic-poisson: the Poisson sampling rate within a group, in (0, 1]");
+  }
 }
 
 }  // namespace
