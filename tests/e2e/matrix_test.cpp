@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include "refused.hpp"
@@ -195,4 +197,27 @@ TEST_CASE("mf verbs: bad input is refused naming the flag") {
   const std::string upper = temp_file("upper.csv", "1, 0.5\n0.2, 1\n");
   check_refused({"mf-sensitivity", "--strategy", "matrix-file", "--matrix", upper}, {"--matrix"});
   std::remove(upper.c_str());
+}
+
+TEST_CASE("README: the correlated-noise examples are this binary's output") {
+  const std::string readme = dpb::test::slurp(DPBUDGET_README);
+  const std::string start = "```console\n$ dpbudget mf-";
+  int blocks = 0;
+  for (auto from = readme.find(start); from != std::string::npos;
+       from = readme.find(start, from + 1)) {
+    const auto line_end = readme.find('\n', from + 12);
+    const std::string command = readme.substr(from + 13, line_end - from - 13);
+    const auto end = readme.find("```\n", line_end);
+    REQUIRE(end != std::string::npos);
+    const std::string shown = readme.substr(line_end + 1, end - line_end - 1);
+    std::vector<std::string> args;
+    std::istringstream words(command.substr(std::string("dpbudget ").size()));
+    for (std::string w; words >> w;) args.push_back(w);
+    CAPTURE(command);
+    const auto r = run_dpbudget(args);
+    REQUIRE(r.status == 0);
+    CHECK(shown == r.out);
+    ++blocks;
+  }
+  CHECK(blocks == 2);
 }
