@@ -356,6 +356,7 @@ int run_sensitivity(const MatrixFlags& f, std::ostream& out, std::ostream&) {
   const Built b =
       build(f, kind, one_integer("--steps", f.steps, 1), one_integer("--bands", f.bands, 1), false);
   resolve(f.output);
+  check_sensitivity(b.strategy, p);
   flags_checked();
   const auto s = sensitivity_of(b.strategy, p);
   report::Report rep;
@@ -409,6 +410,7 @@ int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
     question.run = run;
   } else {
     const auto p = participation_of(f, pattern);
+    check_sensitivity(b.strategy, p);
     flags_checked();
     const auto s = sensitivity_of(b.strategy, p);
     add_pattern_inputs(inputs, pattern, p);
@@ -431,13 +433,7 @@ int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
   std::optional<BudgetCheck> check;
   if (budget) check = check_budget(question, answer, *budget);
   emit(rep, f.output, out);
-  if (!check) return kOk;
-  for (const auto& line : budget_lines(answer, *check, *budget, "--max-epsilon", choice.names))
-    if (line.row)
-      err << "dpbudget: budget exceeded: row " << *line.row + 1 << " " << line.text << '\n';
-    else
-      err << "dpbudget: no sound upper bound to gate on: " << line.text << '\n';
-  return budget_status(*check);
+  return report_budget(answer, check, budget.value_or(0), choice.names, err);
 }
 
 // --- mf-sigma --------------------------------------------------------------
@@ -493,6 +489,7 @@ int run_sigma(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
     rep.inputs.add("sampling_rate", report::number(cyclic->q));
   } else {
     const auto p = participation_of(f, pattern);
+    check_sensitivity(b.strategy, p);
     flags_checked();
     s = sensitivity_of(b.strategy, p);
     add_pattern_inputs(rep.inputs, pattern, p);
@@ -573,6 +570,13 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
       built.push_back(build(f, kind, n, std::nullopt, amplify));
     }
   }
+  // A strategy of column norm above 1 is refused before any work; one that
+  // is not banded (the tree) is skipped with a warning below.
+  if (amplify)
+    for (const Built& b : built)
+      if (b.bands) (void)amplified(b, Cyclic{*q, *b.bands}, 0);
+  if (!amplify)
+    for (const Built& b : built) check_sensitivity(b.strategy, p);
   flags_checked();
 
   report::Report rep;

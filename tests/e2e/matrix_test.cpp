@@ -9,8 +9,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "refused.hpp"
 #include "run.hpp"

@@ -85,6 +85,15 @@ double banded_squared(const std::vector<double>& diagonal, std::int64_t b, std::
   return widened(best_separated_sums(diagonal, b, k).back(), k);
 }
 
+void check_bound_size(std::int64_t n, std::int64_t k) {
+  const double work = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(k);
+  if (n > kMaxDenseSteps || work > kMaxBoundWork)
+    throw InvalidParameter(
+        "participations", "the general sensitivity bound for " + std::to_string(n) + " steps and " +
+                              std::to_string(k) +
+                              " participations is too large to compute here (n^2 k above 1e10)");
+}
+
 }  // namespace
 
 std::string_view to_string(SensitivityMethod method) {
@@ -127,12 +136,7 @@ Sensitivity general_sensitivity_bound(const Strategy& strategy, const Participat
   const std::int64_t n = steps(strategy);
   const std::int64_t b = pattern.min_separation;
   const std::int64_t k = fitting(n, pattern);
-  const double work = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(k);
-  if (n > kMaxDenseSteps || work > kMaxBoundWork)
-    throw InvalidParameter(
-        "participations", "the general sensitivity bound for " + std::to_string(n) + " steps and " +
-                              std::to_string(k) +
-                              " participations is too large to compute here (n^2 k above 1e10)");
+  check_bound_size(n, k);
   // ||C·G||_F² = Σ_{i,j∈π} X_ij·<g_i, g_j> ≤ Σ_{i∈π} Σ_{j∈π} |X_ij| ≤ Σ_{i∈π} r_i, with r_i the
   // largest Σ_{j∈π'} |X_ij| over b-separated π' ∋ i of at most k steps
   // (docs/matrix.md#general-bound). Each |X_ij| is bounded by |X̂_ij| + γ·(|C|ᵀ|C|)_ij.
@@ -162,22 +166,35 @@ Sensitivity general_sensitivity_bound(const Strategy& strategy, const Participat
   return Sensitivity{widened(total, 2 * k + 2), false, SensitivityMethod::general_bound, k};
 }
 
-Sensitivity sensitivity(const Strategy& strategy, const Participation& pattern) {
+SensitivityMethod sensitivity_method(const Strategy& strategy, const Participation& pattern) {
   check_pattern(pattern);
   const std::int64_t n = steps(strategy);
   const std::int64_t k = fitting(n, pattern);
+  if (k == 1) return SensitivityMethod::single;
+  if (gram_bandwidth(strategy) <= pattern.min_separation) return SensitivityMethod::banded;
+  if (non_negative_non_increasing(strategy)) return SensitivityMethod::toeplitz_monotone;
+  check_bound_size(n, k);
+  return SensitivityMethod::general_bound;
+}
+
+Sensitivity sensitivity(const Strategy& strategy, const Participation& pattern) {
+  const std::int64_t n = steps(strategy);
   const std::int64_t b = pattern.min_separation;
-  if (k == 1) {
-    const auto norms = column_norms_squared(strategy);
-    return Sensitivity{*std::max_element(norms.begin(), norms.end()), true,
-                       SensitivityMethod::single, 1};
+  const SensitivityMethod method = sensitivity_method(strategy, pattern);
+  const std::int64_t k = fitting(n, pattern);
+  switch (method) {
+    case SensitivityMethod::single: {
+      const auto norms = column_norms_squared(strategy);
+      return Sensitivity{*std::max_element(norms.begin(), norms.end()), true, method, 1};
+    }
+    case SensitivityMethod::banded:
+      return Sensitivity{banded_squared(column_norms_squared(strategy), b, k), true, method, k};
+    case SensitivityMethod::toeplitz_monotone:
+      return Sensitivity{toeplitz_monotone_squared(std::get<Toeplitz>(strategy), b, k), true,
+                         method, k};
+    case SensitivityMethod::general_bound:
+      break;
   }
-  if (gram_bandwidth(strategy) <= b)
-    return Sensitivity{banded_squared(column_norms_squared(strategy), b, k), true,
-                       SensitivityMethod::banded, k};
-  if (non_negative_non_increasing(strategy))
-    return Sensitivity{toeplitz_monotone_squared(std::get<Toeplitz>(strategy), b, k), true,
-                       SensitivityMethod::toeplitz_monotone, k};
   return general_sensitivity_bound(strategy, pattern);
 }
 

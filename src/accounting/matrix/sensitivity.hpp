@@ -45,6 +45,10 @@ inline constexpr double kMaxBoundWork = 1e10;
 /// "min_separation" or "participations") or a general bound too large to compute.
 Sensitivity sensitivity(const Strategy& strategy, const Participation& pattern);
 
+/// The method sensitivity() takes, without computing it (cheap); throws as
+/// sensitivity() does for a pattern out of range or a bound too large.
+SensitivityMethod sensitivity_method(const Strategy& strategy, const Participation& pattern);
+
 /// The general upper bound alone (docs/matrix.md#general-bound), whatever
 /// else applies; n at most kMaxDenseSteps.
 Sensitivity general_sensitivity_bound(const Strategy& strategy, const Participation& pattern);
