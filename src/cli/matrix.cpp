@@ -269,6 +269,11 @@ matrix::Sensitivity sensitivity_of(const matrix::Strategy& s, const matrix::Part
   return flagged("--participations", [&] { return matrix::sensitivity(s, p); });
 }
 
+/// The refusals of sensitivity_of(), before any work (check mode stops after).
+void check_sensitivity(const matrix::Strategy& s, const matrix::Participation& p) {
+  flagged("--participations", [&] { return matrix::sensitivity_method(s, p); });
+}
+
 StrategyKind one_strategy(const MatrixFlags& f) {
   if (f.strategy.size() != 1)
     throw UsageError(f.strategy.empty() ? "--strategy is required"
