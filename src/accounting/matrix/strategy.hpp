@@ -37,10 +37,12 @@ struct Tree {
 
 using Strategy = std::variant<Toeplitz, Dense, Tree>;
 
-/// The most steps a strategy may have: the dense Gram matrix of the general
-/// sensitivity bound and of full matrices holds n² doubles (8·10⁸ bytes at
-/// this n), and Toeplitz coefficients are n doubles.
-inline constexpr std::int64_t kMaxDenseSteps = 10000;
+/// The most steps of a full matrix, and of any strategy whose Gram matrix is
+/// formed (the general sensitivity bound): that bound holds two n×n Gram
+/// matrices of doubles, 256 MB at this n, and a full matrix's error takes
+/// n³/3 operations (2·10¹⁰, about 10 s). Toeplitz coefficients and the tree
+/// are n numbers.
+inline constexpr std::int64_t kMaxDenseSteps = 4000;
 inline constexpr std::int64_t kMaxToeplitzSteps = 10000000;
 
 /// The number of steps n (columns of C).
