@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "accounting/errors.hpp"
@@ -15,7 +16,11 @@ double matrix_noise_multiplier(double sigma, double sensitivity_squared) {
     throw InvalidParameter("noise_multiplier", "sigma must be a finite number > 0");
   // √ is correctly rounded: one ulp up covers it; the quotient one ulp down.
   const double delta = outward::up(std::sqrt(sensitivity_squared), 1);
-  return scaled_noise_multiplier(outward::down(sigma / delta, 1), 1.0);
+  // A sensitivity so large that σ/Δ underflows (or is infinite) is held at the
+  // smallest double, as scaled_noise_multiplier() does: the accountants give
+  // the σ → 0 limit, an infinite ε.
+  const double z = outward::down(sigma / delta, 1);
+  return z > 0 ? z : std::numeric_limits<double>::denorm_min();
 }
 
 double matrix_noise(double noise_multiplier, double sensitivity_squared) {
