@@ -548,6 +548,7 @@ _dpbudget() {
         --batch-fraction) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
+        -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
         --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
@@ -556,11 +557,10 @@ _dpbudget() {
         --pld-tolerance) COMPREPLY=(); return ;;
         --tolerance) COMPREPLY=(); return ;;
         --max-sigma) COMPREPLY=(); return ;;
-        -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --strategy --steps --bands --restart --coefficients --matrix --participation --min-sep --participations --batch-fraction --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma -o --output --format --precision'
+      flags='-h --help --strategy --steps --bands --restart --coefficients --matrix --participation --min-sep --participations --batch-fraction --epsilon --delta -o --output --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     *) return ;;
   esac

@@ -762,70 +762,83 @@ void add_strategy_flags(CLI::App& cmd, MatrixFlags& f, bool list) {
 
 }  // namespace
 
-Verb setup_mf_sensitivity(CLI::App& app) {
+namespace {
+
+using MatrixRunner = int (*)(const MatrixFlags&, std::ostream&, std::ostream&);
+
+/// A matrix verb: its subcommand, the strategy flags, the flags `add` declares
+/// (between the strategy's and the accountants'), the accountant flags when
+/// it asks accountants, and the output flags.
+Verb matrix_verb(CLI::App& app, const char* name, const std::string& description, bool list,
+                 bool accountants, bool solve, bool wide, void (*add)(CLI::App&, MatrixFlags&),
+                 MatrixRunner run) {
   auto f = std::make_shared<MatrixFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "mf-sensitivity",
-      "L2 sensitivity of a matrix-mechanism strategy under a participation pattern\n"
-      "  example: dpbudget mf-sensitivity --strategy banded --steps 128 --bands 4 "
-      "--participation min-sep --min-sep 4 --participations 8");
-  add_strategy_flags(*cmd, *f, false);
+  CLI::App* cmd = app.add_subcommand(name, description);
+  add_strategy_flags(*cmd, *f, list);
+  if (add) add(*cmd, *f);
+  if (accountants) add_accountant_flags(*cmd, f->accountant);
+  if (solve) add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_sensitivity(*f, out, err); }};
+  if (wide) add_wide_flag(*cmd, f->output);
+  return {cmd, [f, run](std::ostream& out, std::ostream& err) { return run(*f, out, err); }};
+}
+
+}  // namespace
+
+Verb setup_mf_sensitivity(CLI::App& app) {
+  return matrix_verb(app, "mf-sensitivity",
+                     "L2 sensitivity of a matrix-mechanism strategy under a participation pattern\n"
+                     "  example: dpbudget mf-sensitivity --strategy banded --steps 128 --bands 4 "
+                     "--participation min-sep --min-sep 4 --participations 8",
+                     false, false, false, false, nullptr, run_sensitivity);
 }
 
 Verb setup_mf_epsilon(CLI::App& app) {
-  auto f = std::make_shared<MatrixFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "mf-epsilon",
+  return matrix_verb(
+      app, "mf-epsilon",
       "epsilon of a matrix-mechanism run (DP-FTRL, banded MF) at noise --sigma\n"
-      "  example: dpbudget mf-epsilon --strategy sqrt --steps 1000 --sigma 5 --delta 1e-6");
-  add_strategy_flags(*cmd, *f, false);
-  cmd->add_option("--sigma", f->sigma,
-                  "noise standard deviation on each entry of C x per unit of clipping norm, > 0");
-  cmd->add_option("--delta", f->delta, "delta(s) in (0, 1)");
-  cmd->add_option("--max-epsilon", f->max_epsilon,
-                  "budget: exit 3 when the recommended epsilon exceeds it");
-  add_accountant_flags(*cmd, f->accountant);
-  add_output_flags(*cmd, f->output);
-  add_wide_flag(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_epsilon(*f, out, err); }};
+      "  example: dpbudget mf-epsilon --strategy sqrt --steps 1000 --sigma 5 --delta 1e-6",
+      false, true, false, true,
+      [](CLI::App& cmd, MatrixFlags& f) {
+        cmd.add_option("--sigma", f.sigma,
+                       "noise standard deviation on each entry of C x per unit of clipping norm, "
+                       "> 0");
+        cmd.add_option("--delta", f.delta, "delta(s) in (0, 1)");
+        cmd.add_option("--max-epsilon", f.max_epsilon,
+                       "budget: exit 3 when the recommended epsilon exceeds it");
+      },
+      run_epsilon);
 }
 
 Verb setup_mf_sigma(CLI::App& app) {
-  auto f = std::make_shared<MatrixFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "mf-sigma",
+  return matrix_verb(
+      app, "mf-sigma",
       "noise of a matrix-mechanism run (DP-FTRL, banded MF) for a target epsilon\n"
-      "  example: dpbudget mf-sigma --strategy tree --steps 1000 --epsilon 8 --delta 1e-6");
-  add_strategy_flags(*cmd, *f, false);
-  cmd->add_option("--epsilon", f->epsilon, "target epsilon(s) >= 0");
-  cmd->add_option("--delta", f->delta, "delta(s) in (0, 1)");
-  add_accountant_flags(*cmd, f->accountant);
-  add_solve_flags(*cmd, f->tolerance, f->max_sigma);
-  add_output_flags(*cmd, f->output);
-  add_wide_flag(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_sigma(*f, out, err); }};
+      "  example: dpbudget mf-sigma --strategy tree --steps 1000 --epsilon 8 --delta 1e-6",
+      false, true, true, true,
+      [](CLI::App& cmd, MatrixFlags& f) {
+        cmd.add_option("--epsilon", f.epsilon, "target epsilon(s) >= 0");
+        cmd.add_option("--delta", f.delta, "delta(s) in (0, 1)");
+      },
+      run_sigma);
 }
 
 Verb setup_mf_error(CLI::App& app) {
-  auto f = std::make_shared<MatrixFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "mf-error",
+  return matrix_verb(
+      app, "mf-error",
       "prefix-sum error of matrix-mechanism strategies side by side, at unit noise or each "
       "calibrated to one epsilon\n"
       "  example: dpbudget mf-error --strategy identity,tree,sqrt,banded --steps 2000 "
-      "--bands 1,2,4,8 --epsilon 8 --delta 1e-6");
-  add_strategy_flags(*cmd, *f, true);
-  cmd->add_option("--epsilon", f->epsilon, "calibrate every strategy's noise to this epsilon");
-  cmd->add_option("--delta", f->delta, "the delta of --epsilon, in (0, 1)");
-  add_accountant_flags(*cmd, f->accountant);
-  add_solve_flags(*cmd, f->tolerance, f->max_sigma);
-  record_file(cmd->add_option("-o,--output", f->svg,
-                              "also draw the max error against the bands as SVG to this file (- "
-                              "for stdout, instead of the table)"));
-  add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_error(*f, out, err); }};
+      "--bands 1,2,4,8 --epsilon 8 --delta 1e-6",
+      true, true, true, false,
+      [](CLI::App& cmd, MatrixFlags& f) {
+        cmd.add_option("--epsilon", f.epsilon, "calibrate every strategy's noise to this epsilon");
+        cmd.add_option("--delta", f.delta, "the delta of --epsilon, in (0, 1)");
+        record_file(cmd.add_option("-o,--output", f.svg,
+                                   "also draw the max error against the bands as SVG to this file "
+                                   "(- for stdout, instead of the table)"));
+      },
+      run_error);
 }
 
 }  // namespace dpb::cli
