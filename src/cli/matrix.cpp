@@ -281,6 +281,16 @@ StrategyKind one_strategy(const MatrixFlags& f) {
   return parse_choice("--strategy", f.strategy.front(), kStrategies);
 }
 
+/// The one strategy of mf-sensitivity, mf-epsilon and mf-sigma, its flags
+/// checked against `pattern`.
+Built one_built(const MatrixFlags& f, Pattern pattern) {
+  const StrategyKind kind = one_strategy(f);
+  refuse_unread(f, {kind}, pattern, false);
+  return build(f, kind, one_integer("--steps", f.steps, 1),
+               kind == StrategyKind::banded ? one_integer("--bands", f.bands, 1) : std::nullopt,
+               false);
+}
+
 void add_strategy_inputs(report::Record& in, const Built& b, std::int64_t n) {
   in.add("strategy", report::text(b.name));
   in.add("steps", report::integer(n));
@@ -350,16 +360,13 @@ DpSgdRun amplified(const Built& b, const Cyclic& c, double sigma) {
 // --- mf-sensitivity --------------------------------------------------------
 
 int run_sensitivity(const MatrixFlags& f, std::ostream& out, std::ostream&) {
-  const StrategyKind kind = one_strategy(f);
   const Pattern pattern = pattern_of(f);
-  refuse_unread(f, {kind}, pattern, false);
   if (pattern == Pattern::cyclic_poisson)
     throw UsageError(
         "--participation cyclic-poisson: amplified banded MF uses no sensitivity (every column "
         "of norm at most 1 and b bands); see mf-epsilon");
+  const Built b = one_built(f, pattern);
   const auto p = participation_of(f, pattern);
-  const Built b =
-      build(f, kind, one_integer("--steps", f.steps, 1), one_integer("--bands", f.bands, 1), false);
   resolve(f.output);
   check_sensitivity(b.strategy, p);
   flags_checked();
@@ -382,12 +389,8 @@ int run_sensitivity(const MatrixFlags& f, std::ostream& out, std::ostream&) {
 // --- mf-epsilon ------------------------------------------------------------
 
 int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
-  const StrategyKind kind = one_strategy(f);
   const Pattern pattern = pattern_of(f);
-  refuse_unread(f, {kind}, pattern, false);
-  const Built b = build(
-      f, kind, one_integer("--steps", f.steps, 1),
-      kind == StrategyKind::banded ? one_integer("--bands", f.bands, 1) : std::nullopt, false);
+  const Built b = one_built(f, pattern);
   const double sigma = required_real("--sigma", f.sigma, kPositive);
   if (f.delta.empty()) throw UsageError("--delta is required");
   const auto deltas = parse_list("--delta", f.delta, kOpenUnit);
@@ -466,12 +469,8 @@ SolvedNoise solve_noise(const Built& b, Pattern pattern, const std::optional<Cyc
 }
 
 int run_sigma(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
-  const StrategyKind kind = one_strategy(f);
   const Pattern pattern = pattern_of(f);
-  refuse_unread(f, {kind}, pattern, false);
-  const Built b = build(
-      f, kind, one_integer("--steps", f.steps, 1),
-      kind == StrategyKind::banded ? one_integer("--bands", f.bands, 1) : std::nullopt, false);
+  const Built b = one_built(f, pattern);
   if (f.epsilon.empty()) throw UsageError("--epsilon is required (the target)");
   if (f.delta.empty()) throw UsageError("--delta is required");
   const auto targets = parse_list("--epsilon", f.epsilon, kNonNegative);
