@@ -541,6 +541,10 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
   const bool has_banded =
       std::find(kinds.begin(), kinds.end(), StrategyKind::banded) != kinds.end();
   if (has_banded && bands.empty()) throw UsageError("--bands is required with --strategy banded");
+  if (!f.svg.empty() && !has_banded)
+    throw UsageError(
+        "-o: the chart draws the error against the number of bands: give --strategy banded with "
+        "--bands");
   if (!has_banded && !bands.empty() && pattern != Pattern::cyclic_poisson)
     throw UsageError("--bands: only with --strategy banded");
   const bool calibrated = !f.epsilon.empty();
@@ -704,9 +708,7 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
       }
       chart.series.push_back(banded_series);
     } else {
-      throw UsageError(
-          "-o: the chart draws the error against the number of bands: give --strategy "
-          "banded with --bands");
+      throw UsageError("-o: no banded row to draw (every one was skipped, see the warnings)");
     }
     for (auto& s : flat) chart.series.push_back(s);
     chart.log_y = report::wants_log_y(chart.series);

@@ -224,3 +224,16 @@ TEST_CASE("README: the correlated-noise examples are this binary's output") {
   }
   CHECK(blocks == 2);
 }
+
+TEST_CASE("mf-error -o -: the error against the bands as SVG") {
+  const auto r =
+      run_dpbudget({"mf-error", "--strategy", "identity,banded", "--steps", "200", "--bands",
+                    "1,4,16", "--epsilon", "4", "--delta", "1e-6", "-o", "-"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("<svg") != std::string::npos);
+  CHECK(r.out.find("banded") != std::string::npos);
+  CHECK(r.out.find("identity") != std::string::npos);
+  // Without banded rows there is no axis of bands to draw on.
+  check_refused(run_dpbudget({"mf-error", "--strategy", "identity", "--steps", "200", "-o", "-"}),
+                {"-o"});
+}
