@@ -42,7 +42,7 @@ Toeplitz square_root_strategy(std::int64_t n) {
   // (1 − x)^(−1/2) = Σ_j binom(2j, j)/4^j x^j, and binom(2j, j)/4^j =
   // c_{j−1}·(2j − 1)/(2j) (docs/matrix.md#square-root; Fichtenberger, Henzinger
   // & Upadhyay 2023, "Constant matters: fine-grained error bound on
-  // differentially private continual observation", Sec. 3).
+  // differentially private continual observation").
   Toeplitz t;
   t.coefficients.resize(static_cast<std::size_t>(n));
   t.coefficients[0] = 1.0;
