@@ -4,6 +4,7 @@
 //    default Rényi orders (the RDP curve is recomputed every time), one core.
 // 2. Wall time of one `dpbudget epsilon` process (fork + exec + compute).
 // 3. Peak memory of sweeps in every format, and how soon their first rows come.
+// 4. The matrix mechanism (issue 28); `dpbudget_bench S matrix` runs only these.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@
 #include "accounting/accountant.hpp"
 #include "accounting/composition/composition.hpp"
 #include "accounting/events/events.hpp"
+#include "accounting/matrix/sensitivity.hpp"
+#include "accounting/matrix/strategy.hpp"
 #include "accounting/run_plan.hpp"
 
 namespace {
@@ -298,77 +301,129 @@ void bench_plan(int runs) {
       rows, 1e3 * median, runs, kPlanGoalSeconds, median <= kPlanGoalSeconds ? "met" : "NOT met");
 }
 
+/// Issue 28's goal for the min-sep sensitivity of a 10^4-step Toeplitz strategy.
+constexpr double kMatrixSensitivityGoalMs = 50;
+
+/// The sensitivity of the square root over 10^4 steps under min-sep 100 with
+/// 50 participations (the exact monotone sum), and of the banded square root
+/// of 64 bands (the exact banded sum): the median of `runs` in-process times.
+void bench_matrix_sensitivity(int runs) {
+  const dpb::matrix::Strategy sqrt_strategy = dpb::matrix::square_root_strategy(10000);
+  const dpb::matrix::Strategy banded = dpb::matrix::banded_square_root_strategy(10000, 64);
+  for (const auto& [name, strategy] :
+       {std::pair<const char*, const dpb::matrix::Strategy*>{"sqrt", &sqrt_strategy},
+        {"banded 64", &banded}}) {
+    std::vector<double> t;
+    double value = 0;
+    for (int i = 0; i < runs; ++i) {
+      const auto t0 = Clock::now();
+      value = dpb::matrix::sensitivity(*strategy, {100, 50}).squared;
+      t.push_back(seconds_since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    const double ms = 1e3 * t[t.size() / 2];
+    std::printf(
+        "mf-sensitivity: %s, 10^4 steps, min-sep 100, 50 participations (sensitivity^2 %.6g): "
+        "median %.3f ms over %d runs (goal <= %.0f ms: %s)\n",
+        name, value, ms, runs, kMatrixSensitivityGoalMs,
+        ms <= kMatrixSensitivityGoalMs ? "met" : "NOT met");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const double budget = argc > 1 ? std::atof(argv[1]) : 2.0;
-  bench_in_process(budget);
-  // Speed at the floor (issue 17): each figure beside its goal.
-  bench_startup("dpbudget --version", {DPBUDGET_BINARY, "--version", nullptr}, 101, 1.5);
-  bench_startup("dpbudget epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5",
-                {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
-                 "--delta", "1e-5", nullptr},
-                101, 1.5);
-  bench_process("dpbudget epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5 (one process)",
-                {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
-                 "--delta", "1e-5", nullptr},
-                50);
-  bench_process("dpbudget sigma --epsilon 1 --delta 1e-5 -q 0.01 --steps 10000",
-                {DPBUDGET_BINARY, "sigma", "--epsilon", "1", "--delta", "1e-5", "-q", "0.01",
-                 "--steps", "10000", nullptr},
-                20);
-  bench_process("dpbudget sweep: 100 (q, sigma) pairs x 100 step counts = 10000 rows, csv",
-                {DPBUDGET_BINARY, "sweep", "-q", "0.001:0.01:0.001", "--sigma", "0.6:1.5:0.1",
-                 "--steps", "100:10000:100", "--delta", "1e-5", "--format", "csv", nullptr},
+  // `dpbudget_bench S matrix`: issue 28's figures only.
+  const bool matrix_only = argc > 2 && std::string_view(argv[2]) == "matrix";
+  if (!matrix_only) {
+    bench_in_process(budget);
+    // Speed at the floor (issue 17): each figure beside its goal.
+    bench_startup("dpbudget --version", {DPBUDGET_BINARY, "--version", nullptr}, 101, 1.5);
+    bench_startup("dpbudget epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5",
+                  {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
+                   "--delta", "1e-5", nullptr},
+                  101, 1.5);
+    bench_process("dpbudget epsilon -q 0.01 --sigma 1.1 --steps 10000 --delta 1e-5 (one process)",
+                  {DPBUDGET_BINARY, "epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
+                   "--delta", "1e-5", nullptr},
+                  50);
+    bench_process("dpbudget sigma --epsilon 1 --delta 1e-5 -q 0.01 --steps 10000",
+                  {DPBUDGET_BINARY, "sigma", "--epsilon", "1", "--delta", "1e-5", "-q", "0.01",
+                   "--steps", "10000", nullptr},
+                  20);
+    bench_process("dpbudget sweep: 100 (q, sigma) pairs x 100 step counts = 10000 rows, csv",
+                  {DPBUDGET_BINARY, "sweep", "-q", "0.001:0.01:0.001", "--sigma", "0.6:1.5:0.1",
+                   "--steps", "100:10000:100", "--delta", "1e-5", "--format", "csv", nullptr},
+                  5);
+    bench_optimal_composition();
+    bench_process("dpbudget epsilon --accountant pld -q 0.01 --sigma 1 --steps 10000 --delta 1e-5",
+                  {DPBUDGET_BINARY, "epsilon", "--accountant", "pld", "-q", "0.01", "--sigma", "1",
+                   "--steps", "10000", "--delta", "1e-5", nullptr},
+                  5, 40);
+    bench_process("dpbudget sigma --accountant pld -q 0.01 --steps 10000 --epsilon 2 --delta 1e-5",
+                  {DPBUDGET_BINARY, "sigma", "--accountant", "pld", "-q", "0.01", "--steps",
+                   "10000", "--epsilon", "2", "--delta", "1e-5", nullptr},
+                  3, 80);
+    bench_process(
+        "dpbudget plot --accountant all -q 0.01 --sigma 1 --steps 1:10000 --points 200 --delta "
+        "1e-5",
+        {DPBUDGET_BINARY, "plot", "--accountant", "all", "-q", "0.01", "--sigma", "1", "--steps",
+         "1:10000", "--points", "200", "--delta", "1e-5", "-o", "/dev/null", nullptr},
+        3, 1500);
+    bench_sweep_memory();
+    bench_first_rows();
+    // Sampling schemes and users (issue 15; goals in README, "Benchmark").
+    bench_process(
+        "shuffle: dpbudget epsilon --sampling shuffle --accountant all, N 60000, B 600, 10 epochs "
+        "(upper, lower, Poisson estimate)",
+        {DPBUDGET_BINARY, "epsilon", "--sampling", "shuffle", "--accountant", "all", "--sigma", "1",
+         "--dataset-size", "60000", "--batch-size", "600", "--epochs", "10", "--delta", "1e-5",
+         nullptr},
+        3, 2000);
+    bench_process(
+        "balls-in-bins: dpbudget epsilon --accountant pld, t = 1000 steps per epoch, 10 epochs, "
+        "sigma 1",
+        {DPBUDGET_BINARY, "epsilon", "--sampling", "balls-in-bins", "--accountant", "pld",
+         "--sigma", "1", "--dataset-size", "100000", "--batch-size", "100", "--epochs", "10",
+         "--delta", "1e-5", nullptr},
+        3, 1000);
+    bench_process(
+        "user level: dpbudget epsilon --accountant pld --records-per-user 4 -q 0.01 --sigma 1 "
+        "--steps 1000",
+        {DPBUDGET_BINARY, "epsilon", "--accountant", "pld", "--records-per-user", "4", "-q", "0.01",
+         "--sigma", "1", "--steps", "1000", "--delta", "1e-5", nullptr},
+        3, 1000);
+    // Attack risk (issue 16): dp_accounting 0.6.0's get_true_positive_rates
+    // took 35.5 s for the same run and rates on this machine (PLDAccountant
+    // defaults, one process, measured 2026-11-24).
+    bench_process(
+        "risk: dpbudget risk --accountant all -q 0.01 --sigma 1 --steps 1000, three FPRs "
+        "(dp_accounting: 35.5 s)",
+        {DPBUDGET_BINARY, "risk", "--accountant", "all", "-q", "0.01", "--sigma", "1", "--steps",
+         "1000", nullptr},
+        5, 1000);
+    // Schedules and the planner (issue 27).
+    bench_schedule(5);
+    bench_plan(5);
+  }
+  // Correlated noise (issue 28): the error table at one epsilon, and beside it
+  // DP-SGD's own figure (its sigma for the same epsilon, one process).
+  bench_matrix_sensitivity(21);
+  bench_process(
+      "mf-error: identity, tree, sqrt and 10 band counts, n = 2000, each calibrated to epsilon 8 "
+      "at delta 1e-6",
+      {DPBUDGET_BINARY, "mf-error", "--strategy", "identity,tree,sqrt,banded", "--steps", "2000",
+       "--bands", "1,2,4,8,16,32,64,128,256,512", "--epsilon", "8", "--delta", "1e-6", nullptr},
+      5, 2000);
+  bench_process("mf-error, amplified: identity and 10 band counts, n = 2000, B/N 0.001, epsilon 8",
+                {DPBUDGET_BINARY, "mf-error", "--strategy", "identity,banded", "--steps", "2000",
+                 "--bands", "1,2,4,8,16,32,64,128,256,512", "--participation", "cyclic-poisson",
+                 "--batch-fraction", "0.001", "--epsilon", "8", "--delta", "1e-6", nullptr},
+                5, 2000);
+  bench_process("DP-SGD beside it: dpbudget sigma -q 0.001 --steps 2000 --epsilon 8 --delta 1e-6",
+                {DPBUDGET_BINARY, "sigma", "-q", "0.001", "--steps", "2000", "--epsilon", "8",
+                 "--delta", "1e-6", nullptr},
                 5);
-  bench_optimal_composition();
-  bench_process("dpbudget epsilon --accountant pld -q 0.01 --sigma 1 --steps 10000 --delta 1e-5",
-                {DPBUDGET_BINARY, "epsilon", "--accountant", "pld", "-q", "0.01", "--sigma", "1",
-                 "--steps", "10000", "--delta", "1e-5", nullptr},
-                5, 40);
-  bench_process("dpbudget sigma --accountant pld -q 0.01 --steps 10000 --epsilon 2 --delta 1e-5",
-                {DPBUDGET_BINARY, "sigma", "--accountant", "pld", "-q", "0.01", "--steps", "10000",
-                 "--epsilon", "2", "--delta", "1e-5", nullptr},
-                3, 80);
-  bench_process(
-      "dpbudget plot --accountant all -q 0.01 --sigma 1 --steps 1:10000 --points 200 --delta 1e-5",
-      {DPBUDGET_BINARY, "plot", "--accountant", "all", "-q", "0.01", "--sigma", "1", "--steps",
-       "1:10000", "--points", "200", "--delta", "1e-5", "-o", "/dev/null", nullptr},
-      3, 1500);
-  bench_sweep_memory();
-  bench_first_rows();
-  // Sampling schemes and users (issue 15; goals in README, "Benchmark").
-  bench_process(
-      "shuffle: dpbudget epsilon --sampling shuffle --accountant all, N 60000, B 600, 10 epochs "
-      "(upper, lower, Poisson estimate)",
-      {DPBUDGET_BINARY, "epsilon", "--sampling", "shuffle", "--accountant", "all", "--sigma", "1",
-       "--dataset-size", "60000", "--batch-size", "600", "--epochs", "10", "--delta", "1e-5",
-       nullptr},
-      3, 2000);
-  bench_process(
-      "balls-in-bins: dpbudget epsilon --accountant pld, t = 1000 steps per epoch, 10 epochs, "
-      "sigma 1",
-      {DPBUDGET_BINARY, "epsilon", "--sampling", "balls-in-bins", "--accountant", "pld", "--sigma",
-       "1", "--dataset-size", "100000", "--batch-size", "100", "--epochs", "10", "--delta", "1e-5",
-       nullptr},
-      3, 1000);
-  bench_process(
-      "user level: dpbudget epsilon --accountant pld --records-per-user 4 -q 0.01 --sigma 1 "
-      "--steps 1000",
-      {DPBUDGET_BINARY, "epsilon", "--accountant", "pld", "--records-per-user", "4", "-q", "0.01",
-       "--sigma", "1", "--steps", "1000", "--delta", "1e-5", nullptr},
-      3, 1000);
-  // Attack risk (issue 16): dp_accounting 0.6.0's get_true_positive_rates
-  // took 35.5 s for the same run and rates on this machine (PLDAccountant
-  // defaults, one process, measured 2026-11-24).
-  bench_process(
-      "risk: dpbudget risk --accountant all -q 0.01 --sigma 1 --steps 1000, three FPRs "
-      "(dp_accounting: 35.5 s)",
-      {DPBUDGET_BINARY, "risk", "--accountant", "all", "-q", "0.01", "--sigma", "1", "--steps",
-       "1000", nullptr},
-      5, 1000);
-  // Schedules and the planner (issue 27).
-  bench_schedule(5);
-  bench_plan(5);
   return 0;
 }

@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error' -- "$cur"))
         return
       fi
       ;;
@@ -469,6 +469,104 @@ _dpbudget() {
         --pld-tolerance) COMPREPLY=(); return ;;
       esac
       flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
+      ;;
+    mf-sensitivity)
+      case $prev in
+        --strategy) COMPREPLY=($(compgen -W 'identity tree sqrt banded toeplitz-file matrix-file' -- "$cur")); return ;;
+        --steps) COMPREPLY=(); return ;;
+        --bands) COMPREPLY=(); return ;;
+        --restart) COMPREPLY=(); return ;;
+        --coefficients) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --matrix) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --participation) COMPREPLY=($(compgen -W 'single min-sep cyclic-poisson' -- "$cur")); return ;;
+        --min-sep) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --strategy --steps --bands --restart --coefficients --matrix --participation --min-sep --participations -q --sampling-rate --format --precision'
+      ;;
+    mf-epsilon)
+      case $prev in
+        --strategy) COMPREPLY=($(compgen -W 'identity tree sqrt banded toeplitz-file matrix-file' -- "$cur")); return ;;
+        --steps) COMPREPLY=(); return ;;
+        --bands) COMPREPLY=(); return ;;
+        --restart) COMPREPLY=(); return ;;
+        --coefficients) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --matrix) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --participation) COMPREPLY=($(compgen -W 'single min-sep cyclic-poisson' -- "$cur")); return ;;
+        --min-sep) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --sigma) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --max-epsilon) COMPREPLY=(); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --strategy --steps --bands --restart --coefficients --matrix --participation --min-sep --participations -q --sampling-rate --sigma --delta --max-epsilon --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      ;;
+    mf-sigma)
+      case $prev in
+        --strategy) COMPREPLY=($(compgen -W 'identity tree sqrt banded toeplitz-file matrix-file' -- "$cur")); return ;;
+        --steps) COMPREPLY=(); return ;;
+        --bands) COMPREPLY=(); return ;;
+        --restart) COMPREPLY=(); return ;;
+        --coefficients) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --matrix) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --participation) COMPREPLY=($(compgen -W 'single min-sep cyclic-poisson' -- "$cur")); return ;;
+        --min-sep) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
+        --tolerance) COMPREPLY=(); return ;;
+        --max-sigma) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --strategy --steps --bands --restart --coefficients --matrix --participation --min-sep --participations -q --sampling-rate --epsilon --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      ;;
+    mf-error)
+      case $prev in
+        --strategy) COMPREPLY=($(compgen -W 'identity tree sqrt banded toeplitz-file matrix-file' -- "$cur")); return ;;
+        --steps) COMPREPLY=(); return ;;
+        --bands) COMPREPLY=(); return ;;
+        --restart) COMPREPLY=(); return ;;
+        --coefficients) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --matrix) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --participation) COMPREPLY=($(compgen -W 'single min-sep cyclic-poisson' -- "$cur")); return ;;
+        --min-sep) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --batch-fraction) COMPREPLY=(); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
+        --tolerance) COMPREPLY=(); return ;;
+        --max-sigma) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --strategy --steps --bands --restart --coefficients --matrix --participation --min-sep --participations --batch-fraction --epsilon --delta -o --output --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
       ;;
     *) return ;;
   esac

@@ -202,6 +202,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       {"audit", setup_audit},
       {"risk", setup_risk},
       {"report", setup_report},
+      {"mf-sensitivity", setup_mf_sensitivity},
+      {"mf-epsilon", setup_mf_epsilon},
+      {"mf-sigma", setup_mf_sigma},
+      {"mf-error", setup_mf_error},
   };
   const VerbEntry* only = nullptr;
   for (const auto& v : kVerbs)

@@ -32,13 +32,7 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   std::optional<BudgetCheck> check;
   if (budget) check = check_budget(question, answer, *budget);
   emit(rep, f.output, out);
-  if (!check) return kOk;
-  for (const auto& line : budget_lines(answer, *check, *budget, "--max-epsilon", choice.names))
-    if (line.row)
-      err << "dpbudget: budget exceeded: row " << *line.row + 1 << " " << line.text << '\n';
-    else
-      err << "dpbudget: no sound upper bound to gate on: " << line.text << '\n';
-  return budget_status(*check);
+  return report_budget(answer, check, budget.value_or(0), choice.names, err);
 }
 
 }  // namespace dpb::cli

@@ -255,4 +255,15 @@ int budget_status(const BudgetCheck& check) {
   return kNoUpperBound;
 }
 
+int report_budget(const Answer& answer, const std::optional<BudgetCheck>& check, double budget,
+                  const std::vector<std::string>& chosen, std::ostream& err) {
+  if (!check) return kOk;
+  for (const auto& line : budget_lines(answer, *check, budget, "--max-epsilon", chosen))
+    if (line.row)
+      err << "dpbudget: budget exceeded: row " << *line.row + 1 << " " << line.text << '\n';
+    else
+      err << "dpbudget: no sound upper bound to gate on: " << line.text << '\n';
+  return budget_status(*check);
+}
+
 }  // namespace dpb::cli

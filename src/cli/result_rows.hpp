@@ -74,4 +74,10 @@ std::vector<BudgetLine> budget_lines(const Answer& answer, const BudgetCheck& ch
 /// The exit status of a budget check (0, kBudgetExceeded, kNoUpperBound).
 int budget_status(const BudgetCheck& check);
 
+/// The budget gate of an ε answer on stderr (`--max-epsilon`: one line per
+/// recommended row over budget, or why there is no sound upper bound to gate
+/// on) and its exit status; 0 without a check.
+int report_budget(const Answer& answer, const std::optional<BudgetCheck>& check, double budget,
+                  const std::vector<std::string>& chosen, std::ostream& err);
+
 }  // namespace dpb::cli

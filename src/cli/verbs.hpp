@@ -34,5 +34,9 @@ Verb setup_events(CLI::App& app);
 Verb setup_audit(CLI::App& app);
 Verb setup_risk(CLI::App& app);
 Verb setup_report(CLI::App& app);
+Verb setup_mf_sensitivity(CLI::App& app);
+Verb setup_mf_epsilon(CLI::App& app);
+Verb setup_mf_sigma(CLI::App& app);
+Verb setup_mf_error(CLI::App& app);
 
 }  // namespace dpb::cli

@@ -59,6 +59,12 @@ TEST_CASE("check mode stops each verb that computes once its flags are valid") {
        "--accountant", "rdp"},
       {"plan", "--epsilon", "8", "--delta", "1e-5", "--dataset-size", "1000", "--compute", "10000",
        "--max-batch-size", "64"},
+      {"mf-sensitivity", "--strategy", "sqrt", "--steps", "100"},
+      {"mf-epsilon", "--strategy", "tree", "--steps", "100", "--sigma", "2", "--delta", "1e-5"},
+      {"mf-sigma", "--strategy", "banded", "--steps", "100", "--bands", "4", "--participation",
+       "cyclic-poisson", "-q", "0.1", "--epsilon", "2", "--delta", "1e-5"},
+      {"mf-error", "--strategy", "identity,banded", "--steps", "100", "--bands", "2,4", "--epsilon",
+       "2", "--delta", "1e-5"},
   };
   for (const auto& args : valid) {
     INFO(joined(args));
@@ -89,6 +95,11 @@ TEST_CASE("check mode refuses what run mode refuses, with the same line") {
       {"risk", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--fpr", "0"},
       {"report", "-q", "0.01", "--sigma", "1.1", "--steps", "100"},
       {"plan", "--epsilon", "8", "--delta", "1e-5"},
+      {"mf-sensitivity", "--strategy", "banded", "--steps", "100"},
+      {"mf-epsilon", "--strategy", "tree", "--steps", "100", "--sigma", "2", "--bands", "4",
+       "--participation", "cyclic-poisson", "-q", "0.1", "--delta", "1e-5"},
+      {"mf-sigma", "--strategy", "sqrt", "--steps", "100", "--epsilon", "2"},
+      {"mf-error", "--strategy", "banded", "--steps", "100"},
       {"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
        "--accountant", "pld", "--conversion", "tight"},
   };

@@ -21,6 +21,7 @@ declare -A may_use=(
   [pld]="numerics events mechanisms risk"
   [composition]="numerics events mechanisms risk"
   [dpsgd]="numerics events"
+  [matrix]="numerics"
 )
 # The accountant files and the planners may also include the interface.
 interface_users='_accountant\.(cpp|hpp)$|_planner\.(cpp|hpp)$|^src/accounting/dpsgd/'

@@ -91,4 +91,20 @@ inline double sum_up(double a, double b) {
   return s;
 }
 
+/// a + b rounded down (TwoSum's exact error, as sum_up).
+inline double sum_down(double a, double b) {
+  const double s = a + b;
+  if (std::isfinite(s) && sum_error(a, b, s) < 0)
+    return std::nextafter(s, -std::numeric_limits<double>::infinity());
+  return s;
+}
+
+/// a·b rounded down (the fma residual, as product_up). Finite a, b ≥ 0.
+inline double product_down(double a, double b) {
+  const double p = a * b;
+  if (std::isfinite(p) && std::fma(a, b, -p) < 0)
+    return std::nextafter(p, -std::numeric_limits<double>::infinity());
+  return p;
+}
+
 }  // namespace dpb::outward

@@ -1,0 +1,73 @@
+#include "accounting/matrix_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "accounting/errors.hpp"
+#include "accounting/matrix/sensitivity.hpp"
+#include "accounting/numerics/outward.hpp"
+
+namespace dpb {
+
+double matrix_noise_multiplier(double sigma, double sensitivity_squared) {
+  if (!(sigma > 0) || !std::isfinite(sigma))
+    throw InvalidParameter("noise_multiplier", "sigma must be a finite number > 0");
+  // √ is correctly rounded: one ulp up covers it; the quotient one ulp down.
+  const double delta = outward::up(std::sqrt(sensitivity_squared), 1);
+  // A sensitivity so large that σ/Δ underflows (or is infinite) is held at the
+  // smallest double, as scaled_noise_multiplier() does: the accountants give
+  // the σ → 0 limit, an infinite ε.
+  const double z = outward::down(sigma / delta, 1);
+  return z > 0 ? z : std::numeric_limits<double>::denorm_min();
+}
+
+double matrix_noise(double noise_multiplier, double sensitivity_squared) {
+  const double delta = outward::up(std::sqrt(sensitivity_squared), 1);
+  return outward::product_up(noise_multiplier, delta);
+}
+
+EventPtr matrix_release_event(double noise_multiplier) {
+  return make_self_composed(1, make_gaussian(noise_multiplier));
+}
+
+DpSgdRun amplified_run(const matrix::Strategy& strategy, std::int64_t bands, double sampling_rate,
+                       double sigma) {
+  const auto b = matrix::bands_of(strategy);
+  if (!b)
+    throw InvalidParameter("bands",
+                           "amplified banded MF needs a lower-triangular banded strategy; the "
+                           "tree is not one");
+  if (*b > bands)
+    throw InvalidParameter("bands", "the strategy has " + std::to_string(*b) +
+                                        " bands, more than " + std::to_string(bands) +
+                                        ": amplification by cyclic Poisson sampling needs a "
+                                        "strategy with at most b bands");
+  // Each column norm² is rounded up (docs/matrix.md#rounding): one above 1 may
+  // be 1 only by rounding, and is refused all the same.
+  const auto norms = matrix::column_norms_squared(strategy);
+  const double largest = *std::max_element(norms.begin(), norms.end());
+  if (largest > 1.0)
+    throw InvalidParameter("strategy", "its largest column norm is " +
+                                           shown_number(std::sqrt(largest)) +
+                                           ", above 1: amplified banded MF needs every column of "
+                                           "norm at most 1 (normalise the coefficients)");
+  const std::int64_t n = matrix::steps(strategy);
+  DpSgdRun run;
+  run.sampling_rate = sampling_rate;
+  run.noise_multiplier = sigma;
+  run.steps = (n + bands - 1) / bands;
+  run.sampling = Sampling::poisson;
+  return run;
+}
+
+SigmaSolution calibrate_release(const std::string& accountant, const AccountantOptions& options,
+                                double target, const RunTarget& what,
+                                const CalibrationSettings& settings) {
+  const EpsilonOracle oracle{accountant, options, what.delta, what.measure, what.fpr};
+  return smallest_noise_multiplier([](double z) { return matrix_release_event(z); }, oracle, target,
+                                   settings.tolerance, settings.max_sigma);
+}
+
+}  // namespace dpb

@@ -1,0 +1,43 @@
+#pragma once
+// A matrix-mechanism run as the privacy events the accountants already know
+// (docs/matrix.md#privacy-of-one-release, docs/matrix.md#amplified-banded-mf):
+// one Gaussian release at σ/Δ, or — amplified banded MF under cyclic Poisson
+// sampling — the DP-SGD run of ⌈n/b⌉ rounds at q and σ. ε comes from
+// answer(), σ from the same calibration as every other verb's, so the claims,
+// the recommended row and the budget gate are those of the other verbs.
+#include <cstdint>
+
+#include "accounting/accountant.hpp"
+#include "accounting/dpsgd/calibration.hpp"
+#include "accounting/dpsgd/dp_sgd_run.hpp"
+#include "accounting/matrix/strategy.hpp"
+#include "accounting/run_calibration.hpp"
+
+namespace dpb {
+
+/// The noise multiplier of the release: σ/Δ with Δ = √(Δ²) rounded up and the
+/// quotient rounded down (toward more privacy loss). σ > 0, Δ² > 0.
+double matrix_noise_multiplier(double sigma, double sensitivity_squared);
+
+/// The noise σ = z·Δ that gives noise multiplier at least z (rounded up).
+double matrix_noise(double noise_multiplier, double sensitivity_squared);
+
+/// The run as one event: a Gaussian release at noise multiplier z, composed once.
+EventPtr matrix_release_event(double noise_multiplier);
+
+/// Amplified banded MF (docs/matrix.md#amplified-banded-mf): the DP-SGD run of
+/// ⌈n/b⌉ Poisson-sampled rounds at q and σ (σ may be 0 when it is to be
+/// solved). Refuses (InvalidParameter "bands") a strategy that is not
+/// lower-triangular with at most b bands (the tree), and ("strategy") one whose
+/// largest column norm², rounded up, exceeds 1.
+DpSgdRun amplified_run(const matrix::Strategy& strategy, std::int64_t bands, double sampling_rate,
+                       double sigma);
+
+/// The smallest noise multiplier z of the release with the measure ≤ target
+/// under `accountant` (the σ search of calibrate_run on matrix_release_event).
+/// Throws NoSolution.
+SigmaSolution calibrate_release(const std::string& accountant, const AccountantOptions& options,
+                                double target, const RunTarget& what,
+                                const CalibrationSettings& settings);
+
+}  // namespace dpb
