@@ -21,6 +21,7 @@ using dpb::test::check_refused;
 using dpb::test::close_rel;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
+using dpb::test::TempFile;
 
 namespace {
 
@@ -34,28 +35,21 @@ std::map<std::string, double> epsilons(const nlohmann::json& j) {
   return out;
 }
 
-std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/dpbudget_mf_" + std::to_string(::getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 }  // namespace
 
 TEST_CASE("mf-epsilon: the tree equals the single_epoch_tree_aggregation event") {
   for (const char* steps : {"1000", "37"}) {
     CAPTURE(steps);
-    const std::string spec = temp_file(
-        "tree.json", std::string("{\"single_epoch_tree_aggregation\": {\"noise_multiplier\": "
-                                 "3.0, \"step_counts\": ") +
-                         steps + "}}");
+    const TempFile spec("tree.json",
+                        std::string("{\"single_epoch_tree_aggregation\": {\"noise_multiplier\": "
+                                    "3.0, \"step_counts\": ") +
+                            steps + "}}");
     const auto tree = epsilons(
-        json_of(run_dpbudget({"epsilon", "--spec", spec, "--neighbouring", "replace-special",
+        json_of(run_dpbudget({"epsilon", "--spec", spec.path, "--neighbouring", "replace-special",
                               "--accountant", "all", "--delta", "1e-6", "--format", "json"})));
     const auto mf = epsilons(
         json_of(run_dpbudget({"mf-epsilon", "--strategy", "tree", "--steps", steps, "--sigma", "3",
                               "--delta", "1e-6", "--accountant", "all", "--format", "json"})));
-    std::remove(spec.c_str());
     REQUIRE(tree.size() >= 3);
     for (const auto& [accountant, eps] : tree) {
       CAPTURE(accountant);
@@ -80,12 +74,11 @@ TEST_CASE("mf-sensitivity: the tree's depth, banded k, and the square root's sum
   CHECK(close_rel(row.at("sensitivity_squared"), 8.0, 1e-12));
   CHECK(row.at("sensitivity_bound") == "exact");
   // Coefficients that are not monotone: an upper bound, said as such.
-  const std::string coefficients = temp_file("c.csv", "1, 0.2, 0.9, 0.1\n");
+  const TempFile coefficients("c.csv", "1, 0.2, 0.9, 0.1\n");
   const auto general =
       json_of(run_dpbudget({"mf-sensitivity", "--strategy", "toeplitz-file", "--coefficients",
-                            coefficients, "--steps", "20", "--participation", "min-sep",
+                            coefficients.path, "--steps", "20", "--participation", "min-sep",
                             "--min-sep", "2", "--participations", "3", "--format", "json"}));
-  std::remove(coefficients.c_str());
   CHECK(general.at("results").at(0).at("sensitivity_bound") == "upper");
 }
 
@@ -106,18 +99,16 @@ TEST_CASE("mf-epsilon: amplified banded MF is DP-SGD of ceil(n/b) rounds, every 
 }
 
 TEST_CASE("mf-epsilon: amplification refuses a strategy not b-banded or of column norm above 1") {
-  const std::string wide = temp_file("wide.csv", "0.9, 0.3, 0.1\n");
-  check_refused(run_dpbudget({"mf-epsilon", "--strategy", "toeplitz-file", "--coefficients", wide,
-                              "--steps", "100", "--bands", "2", "--participation", "cyclic-poisson",
-                              "-q", "0.01", "--sigma", "1", "--delta", "1e-5"}),
+  const TempFile wide("wide.csv", "0.9, 0.3, 0.1\n");
+  check_refused(run_dpbudget({"mf-epsilon", "--strategy", "toeplitz-file", "--coefficients",
+                              wide.path, "--steps", "100", "--bands", "2", "--participation",
+                              "cyclic-poisson", "-q", "0.01", "--sigma", "1", "--delta", "1e-5"}),
                 {"--bands", "3 bands"});
-  const std::string heavy = temp_file("heavy.csv", "1, 0.1\n");
-  check_refused(run_dpbudget({"mf-epsilon", "--strategy", "toeplitz-file", "--coefficients", heavy,
-                              "--steps", "100", "--bands", "2", "--participation", "cyclic-poisson",
-                              "-q", "0.01", "--sigma", "1", "--delta", "1e-5"}),
+  const TempFile heavy("heavy.csv", "1, 0.1\n");
+  check_refused(run_dpbudget({"mf-epsilon", "--strategy", "toeplitz-file", "--coefficients",
+                              heavy.path, "--steps", "100", "--bands", "2", "--participation",
+                              "cyclic-poisson", "-q", "0.01", "--sigma", "1", "--delta", "1e-5"}),
                 {"--strategy", "above 1"});
-  std::remove(wide.c_str());
-  std::remove(heavy.c_str());
   check_refused(run_dpbudget({"mf-epsilon", "--strategy", "tree", "--steps", "100", "--bands", "4",
                               "--participation", "cyclic-poisson", "-q", "0.01", "--sigma", "1",
                               "--delta", "1e-5"}),
@@ -197,9 +188,9 @@ TEST_CASE("mf verbs: bad input is refused naming the flag") {
   check_refused({"mf-sensitivity", "--strategy", "toeplitz-file", "--coefficients",
                  "/nonexistent/c.csv", "--steps", "10"},
                 {"--coefficients"});
-  const std::string upper = temp_file("upper.csv", "1, 0.5\n0.2, 1\n");
-  check_refused({"mf-sensitivity", "--strategy", "matrix-file", "--matrix", upper}, {"--matrix"});
-  std::remove(upper.c_str());
+  const TempFile upper("upper.csv", "1, 0.5\n0.2, 1\n");
+  check_refused({"mf-sensitivity", "--strategy", "matrix-file", "--matrix", upper.path},
+                {"--matrix"});
 }
 
 TEST_CASE("README: the correlated-noise examples are this binary's output") {
