@@ -51,7 +51,9 @@ TEST_CASE("mf-epsilon: the tree equals the single_epoch_tree_aggregation event")
         json_of(run_dpbudget({"mf-epsilon", "--strategy", "tree", "--steps", steps, "--sigma", "3",
                               "--delta", "1e-6", "--accountant", "all", "--format", "json"})));
     REQUIRE(tree.size() >= 3);
-    for (const auto& [accountant, eps] : tree) {
+    for (const auto& row : tree) {  // no structured binding: clang 14 cannot capture one
+      const std::string& accountant = row.first;
+      const double eps = row.second;
       CAPTURE(accountant);
       REQUIRE(mf.count(accountant) == 1);
       // The same Gaussian: μ = √depth/σ there, 1/(σ/Δ) here, each rounded

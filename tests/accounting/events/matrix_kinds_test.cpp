@@ -109,8 +109,10 @@ double quotient_down_50(double sigma, double sens) {
 TEST_CASE("matrix_mechanism is the gaussian at sigma / sensitivity, in every accountant") {
   // σ/Δ a double (4/2) or not (the kind rounds it down; pld's grid follows σ,
   // so the gaussian compared with is at the same rounded-down quotient).
-  for (const auto& [sigma, delta_s] : std::vector<std::pair<double, double>>{
+  // (No structured binding: clang 14 cannot capture one in INFO's lambda.)
+  for (const auto& pair : std::vector<std::pair<double, double>>{
            {3.0, 1.7}, {4.0, 2.0}, {1.0, 1.0}, {10.0, std::sqrt(7.0)}}) {
+    const double sigma = pair.first, delta_s = pair.second;
     INFO("sigma ", sigma, ", sensitivity ", delta_s);
     // Every accountant answers a plain Gaussian under every relation.
     CHECK(check_same_everywhere(matrix(sigma, delta_s),
@@ -173,8 +175,9 @@ TEST_CASE("matrix_mechanism: sensitivity 0 is no privacy loss, exactly") {
 
 TEST_CASE("matrix_mechanism: sigma / sensitivity is rounded down") {
   // Against 50 digits: m·Δ ≤ σ < next(m)·Δ.
-  for (const auto& [sigma, sens] : std::vector<std::pair<double, double>>{
+  for (const auto& pair : std::vector<std::pair<double, double>>{
            {3.0, 1.7}, {1.0, 3.0}, {10.0, std::sqrt(7.0)}, {0.1, 0.3}, {7.0, 0.7}, {1e-3, 9.1}}) {
+    const double sigma = pair.first, sens = pair.second;
     INFO("sigma ", sigma, ", sensitivity ", sens);
     const double m = matrix_mechanism_multiplier(sigma, sens);
     CHECK(m == quotient_down_50(sigma, sens));
