@@ -82,7 +82,11 @@ std::string epsilon_text(const Guarantee& g) {
 /// fields in the kinds' order (spec_input's event_to_json), an inner event
 /// nested, a list of events as their lines in brackets.
 std::string event_line(const nlohmann::ordered_json& event) {
-  const auto& [kind, body] = *event.items().begin();
+  // The first key and its value through the object's own iterator (a binding
+  // to `*event.items().begin()` would outlive the proxy it refers to).
+  const auto first = event.begin();
+  const std::string kind = first.key();
+  const auto& body = first.value();
   // Numbers as the spec holds them (the shortest text that reads back as the
   // same double): parameters are shown exactly, never rounded.
   auto value_text = [](const nlohmann::ordered_json& v) {
@@ -117,7 +121,10 @@ std::string event_line(const nlohmann::ordered_json& event) {
 report::Table ledger_table(const DpEvent& event) {
   const auto json = event_to_json(event);
   report::Table t{{"#", "event"}, {}, {true, false}};
-  const auto& [kind, body] = *json.items().begin();
+  // As in event_line: the first key and its value through the iterator.
+  const auto first = json.begin();
+  const std::string kind = first.key();
+  const auto& body = first.value();
   if (kind == "composed") {
     for (std::size_t i = 0; i < body.size(); ++i)
       t.rows.push_back({std::to_string(i + 1), event_line(body[i])});
