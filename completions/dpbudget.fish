@@ -448,7 +448,7 @@ complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l participatio
 complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -s q -l sampling-rate -x -d 'cyclic-poisson: the Poisson sampling rate within a group, in (0, 1]'
 complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l sigma -x -d 'noise standard deviation on each entry of C x per unit of clipping norm, > 0'
 complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l delta -x -d 'delta(s) in (0, 1)'
-complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l max-epsilon -x -d 'budget: exit 3 when the recommended epsilon exceeds it'
+complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l max-epsilon -x -d 'budget gate: the recommended row above it is named on stderr; exit status 1'
 complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l accountant -x -a 'rdp gdp composition pld all' -d 'which accountant(s): rdp|gdp|composition|pld|all, or a comma list (rdp,pld) or the flag repeated; rows in the order given (default rdp)'
 complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l orders -x -d 'Renyi orders > 1: comma list and start:stop:step ranges (default: dp_accounting\'s orders plus every integer 2..64)'
 complete -c dpbudget -n '__fish_seen_subcommand_from mf-epsilon' -l conversion -x -a 'improved classic' -d 'RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic'

@@ -805,8 +805,9 @@ Verb setup_mf_epsilon(CLI::App& app) {
                        "noise standard deviation on each entry of C x per unit of clipping norm, "
                        "> 0");
         cmd.add_option("--delta", f.delta, "delta(s) in (0, 1)");
-        cmd.add_option("--max-epsilon", f.max_epsilon,
-                       "budget: exit 3 when the recommended epsilon exceeds it");
+        cmd.add_option(
+            "--max-epsilon", f.max_epsilon,
+            "budget gate: the recommended row above it is named on stderr; exit status 1");
       },
       run_epsilon);
 }
