@@ -3,9 +3,9 @@
 # DPBUDGET_SANITIZE: every target is built with AddressSanitizer and
 #   UndefinedBehaviorSanitizer, and the first report aborts the process
 #   (-fno-sanitize-recover=all), so a sanitizer finding fails its test.
-# DPBUDGET_FUZZ (clang only): also instruments the libraries for libFuzzer's
-#   coverage feedback (dpbudget_fuzz_coverage below) and builds the fuzz
-#   targets in tests/fuzz/.
+# DPBUDGET_FUZZ (clang only): also instruments the layers that parse input and
+#   write output (report, cli) for libFuzzer's coverage feedback (dpbudget_fuzz_coverage
+#   below) and builds the fuzz targets in tests/fuzz/.
 option(DPBUDGET_SANITIZE "Build everything with ASan and UBSan" OFF)
 option(DPBUDGET_FUZZ "Build the libFuzzer targets (clang; implies DPBUDGET_SANITIZE)" OFF)
 
