@@ -101,7 +101,7 @@ bool ranks_before(const PlanRow& a, const PlanRow& b) {
 
 }  // namespace
 
-Plan plan_runs(const PlanQuestion& question) {
+PlanAnswer plan_runs(const PlanQuestion& question) {
   check(question);
   std::vector<Job> jobs;
   for (std::int64_t b : question.batch_sizes) {
@@ -133,7 +133,7 @@ Plan plan_runs(const PlanQuestion& question) {
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
 
-  Plan plan;
+  PlanAnswer plan;
   for (auto& o : outcomes) {
     if (auto* row = std::get_if<PlanRow>(&*o))
       plan.rows.push_back(std::move(*row));

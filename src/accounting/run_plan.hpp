@@ -60,7 +60,9 @@ struct PlanSkipped {
   std::string reason;            ///< the solver's NoSolution message
 };
 
-struct Plan {
+/// The answer to a PlanQuestion (its own name: the accountants' event plans
+/// are `Plan<Term>`, events/event_walk.hpp).
+struct PlanAnswer {
   /// Ranked: σ/B ascending; at equal σ/B more steps first, then the smaller
   /// batch.
   std::vector<PlanRow> rows;
@@ -71,6 +73,6 @@ struct Plan {
 /// Throws InvalidParameter (the question's fields, named as here),
 /// UnsupportedEvent (the accountant cannot account the run) and NoSolution
 /// when no candidate meets the budget.
-Plan plan_runs(const PlanQuestion& question);
+PlanAnswer plan_runs(const PlanQuestion& question);
 
 }  // namespace dpb

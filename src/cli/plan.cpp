@@ -145,7 +145,7 @@ report::Series plan_curve(std::string label, std::vector<const PlanRow*> rows, b
   return s;
 }
 
-report::Chart frontier_chart(const PlanQuestion& q, const Plan& plan) {
+report::Chart frontier_chart(const PlanQuestion& q, const PlanAnswer& plan) {
   report::Chart chart;
   chart.title = "Noise per example of the runs that meet epsilon " + plan_number(q.target_epsilon) +
                 " at delta " + plan_number(q.delta);
@@ -204,7 +204,7 @@ int run_plan(const PlanFlags& f, std::ostream& out, std::ostream& err) {
   text_style(f.output);
   flags_checked();
 
-  Plan plan;
+  PlanAnswer plan;
   try {
     plan = plan_runs(q);
   } catch (const RunParameterError& e) {

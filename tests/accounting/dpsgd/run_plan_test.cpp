@@ -53,7 +53,7 @@ TEST_CASE("plan: the candidate batch sizes are the powers of two and their midpo
 
 TEST_CASE("plan: every row meets the budget and is minimal, with T = floor(C/B), q = B/N") {
   const PlanQuestion question = compute_question();
-  const Plan plan = plan_runs(question);
+  const PlanAnswer plan = plan_runs(question);
   REQUIRE(plan.rows.size() == question.batch_sizes.size());
   CHECK(plan.skipped.empty());
   const double tol = question.settings.tolerance;
@@ -84,7 +84,7 @@ TEST_CASE("plan: epochs give T = ceil(E N / B) per epochs value, frontier rows u
   question.compute.reset();
   question.epochs = {1, 10};
   question.batch_sizes = plan_batch_sizes(64);
-  const Plan plan = plan_runs(question);
+  const PlanAnswer plan = plan_runs(question);
   REQUIRE(plan.rows.size() == 2 * question.batch_sizes.size());
   for (const PlanRow& r : plan.rows) {
     const std::int64_t b = *r.run.batch_size;
@@ -113,7 +113,7 @@ TEST_CASE("plan: epochs give T = ceil(E N / B) per epochs value, frontier rows u
 TEST_CASE("plan: a candidate no sigma up to max_sigma serves is left out and named") {
   PlanQuestion question = compute_question();
   question.settings.max_sigma = 1;
-  const Plan plan = plan_runs(question);
+  const PlanAnswer plan = plan_runs(question);
   REQUIRE(!plan.skipped.empty());
   REQUIRE(!plan.rows.empty());
   CHECK(plan.rows.size() + plan.skipped.size() == question.batch_sizes.size());
