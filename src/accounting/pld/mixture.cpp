@@ -31,19 +31,25 @@ namespace {
 
 /// |Σ p_i − 1| allowed for the mixture weights (as events.hpp allows).
 constexpr double kWeightSumTolerance = 1e-9;
-/// The safeguarded solver: at most this many bracket doublings and this many
-/// Newton/bisection steps (each at least halves the bracket or is a Newton
-/// step inside it, so 200 reach double resolution from any finite bracket).
+/// The safeguarded solver: at most this many outward doublings while the
+/// bracket is open (from the noise scale, past any finite double), and this
+/// many Newton/bisection steps (each at least halves the bracket or is a
+/// Newton step inside it, so 200 reach double resolution from the brackets
+/// that the steps find).
 constexpr int kMaxBracketDoublings = 2100;
 constexpr int kMaxSolverSteps = 200;
+/// "No Newton step": the slope is not positive.
+constexpr double kNoStep = std::numeric_limits<double>::quiet_NaN();
 /// Newton has converged when its step is below this many units of z's
 /// precision: L is then within a few ulps of l, far below any Δ.
 constexpr double kNewtonStopUlps = 4;
 
 /// One Gaussian of a mixture: its mean and the log of its weight.
 struct Part {
-  double mean, log_weight;
+  double mean, log_weight, weight;  ///< weight = e^{log_weight}
 };
+
+Part part(double mean, double log_weight) { return {mean, log_weight, std::exp(log_weight)}; }
 
 class MixtureModel {
  public:
@@ -51,15 +57,15 @@ class MixtureModel {
     if (m.kind == Mechanism::Kind::gaussian_replace) {
       const double q = m.sampling;
       if (q < 1) {
-        p_.push_back({0.0, std::log1p(-q)});
-        q_.push_back({0.0, std::log1p(-q)});
+        p_.push_back(part(0.0, std::log1p(-q)));
+        q_.push_back(part(0.0, std::log1p(-q)));
       }
-      p_.push_back({1.0, std::log(q)});
-      q_.push_back({-1.0, std::log(q)});
+      p_.push_back(part(1.0, std::log(q)));
+      q_.push_back(part(-1.0, std::log(q)));
     } else {
       for (std::size_t i = 0; i < m.shifts.size(); ++i)
-        if (m.weights[i] > 0) p_.push_back({m.shifts[i], std::log(m.weights[i])});
-      q_.push_back({0.0, 0.0});
+        if (m.weights[i] > 0) p_.push_back(part(m.shifts[i], std::log(m.weights[i])));
+      q_.push_back(part(0.0, 0.0));
     }
     l_min_ = end_loss(false);
     l_max_ = end_loss(true);
@@ -67,7 +73,7 @@ class MixtureModel {
   }
 
   /// L(z), by log-sum-exp on each side.
-  double loss(double z) const { return lse(p_, z) - lse(q_, z); }
+  double loss(double z) const { return side(p_, z).lse - side(q_, z).lse; }
 
   /// P(X ≤ l), Q(X ≤ l) in direction d.
   std::pair<Prob, Prob> at(double l, Direction d) const {
@@ -100,22 +106,27 @@ class MixtureModel {
   double exponent(const Part& c, double z) const {
     return c.log_weight + (2 * c.mean * z - c.mean * c.mean) / (2 * s_ * s_);
   }
-  double lse(const std::vector<Part>& parts, double z) const {
+  /// One side of the loss at z: log Σ e^{exponent} (log-sum-exp) and the
+  /// posterior mean E[mean | z], which share their exponentials.
+  struct Side {
+    double lse, mean;
+  };
+  Side side(const std::vector<Part>& parts, double z) const {
     double top = -kInf;
     for (const Part& c : parts) top = std::max(top, exponent(c, z));
-    double sum = 0;
-    for (const Part& c : parts) sum += std::exp(exponent(c, z) - top);
-    return top + std::log(sum);
+    double sum = 0, weighted = 0;
+    for (const Part& c : parts) {
+      const double e = std::exp(exponent(c, z) - top);
+      sum += e;
+      weighted += c.mean * e;
+    }
+    return {top + std::log(sum), weighted / sum};
   }
-  /// L'(z) = (E[a | z] − E[b | z]) / s², the posterior means of the two sides.
-  double slope(double z) const {
-    auto posterior_mean = [&](const std::vector<Part>& parts) {
-      const double top = lse(parts, z);
-      double m = 0;
-      for (const Part& c : parts) m += c.mean * std::exp(exponent(c, z) - top);
-      return m;
-    };
-    return (posterior_mean(p_) - posterior_mean(q_)) / (s_ * s_);
+  /// L(z) − l and L'(z) = (E[a | z] − E[b | z]) / s² (the posterior means of
+  /// the two sides), from one pass over the parts.
+  std::pair<double, double> residual_and_slope(double z, double l) const {
+    const Side p = side(p_, z), q = side(q_, z);
+    return {p.lse - q.lse - l, (p.mean - q.mean) / (s_ * s_)};
   }
   /// lim L(z) as z → +∞ (top) or −∞: finite when the extreme means agree.
   double end_loss(bool top) const {
@@ -130,57 +141,73 @@ class MixtureModel {
       std::vector<Part> kept;
       for (const Part& c : parts)
         if (c.mean == e) kept.push_back(c);
-      return lse(kept, 0.0);
+      return side(kept, 0.0).lse;
     };
     return at_extreme(p_, ep) - at_extreme(q_, eq);
   }
   /// sup{z : L(z) ≤ l}: ±∞ outside (l_min, l_max), else the root of L(z) = l
-  /// by a safeguarded Newton iteration (bracket kept, bisection when Newton
-  /// leaves it), started from the previous root (the grid is walked upwards).
+  /// by a safeguarded Newton iteration: a bracket [lo, hi] is kept, a step
+  /// that leaves it bisects instead, and while one end is still open a step
+  /// that is not a finite Newton step towards the root doubles instead. The
+  /// grid is walked in order, so the start is the previous root moved along
+  /// its tangent: one or two Newton steps then reach the root.
   double z_le(double l) const {
     if (!(l > l_min_)) return -kInf;
     if (l >= l_max_) return kInf;
-    double z = std::isfinite(hint_) ? hint_ : 0.0;
-    double f = loss(z) - l;
+    double z = std::isfinite(hint_z_) ? hint_z_ : 0.0;
+    std::pair<double, double> start{kNoStep, kNoStep};
+    if (std::isfinite(hint_z_) && hint_slope_ > 0) {
+      const double along = hint_z_ + (l - hint_l_) / hint_slope_;
+      if (std::isfinite(along)) start = residual_and_slope(along, l);
+      if (std::isfinite(start.first)) z = along;
+    }
+    if (!std::isfinite(start.first)) start = residual_and_slope(z, l);
+    auto [f, g] = start;
     double lo = -kInf, hi = kInf;
     (f <= 0 ? lo : hi) = z;
-    // Bracket: step away from z, doubling, until the sign changes.
-    double step = std::max(std::abs(f) / std::max(slope(z), std::numeric_limits<double>::min()),
-                           zq_scale_ * std::numeric_limits<double>::epsilon());
-    for (int i = 0; i < kMaxBracketDoublings && !(std::isfinite(lo) && std::isfinite(hi)); ++i) {
-      const double t = f <= 0 ? lo + step : hi - step;
-      const double ft = loss(t) - l;
-      (ft <= 0 ? lo : hi) = t;
-      step *= 2;
-    }
-    if (!std::isfinite(lo) || !std::isfinite(hi))
-      throw InvalidParameter("pld", "the mixture's privacy loss could not be inverted");
-    for (int i = 0; i < kMaxSolverSteps; ++i) {
-      const double g = slope(z);
-      double next = g > 0 ? z - f / g : lo + (hi - lo) / 2;
-      if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
-      if (next == lo || next == hi) break;  // the bracket is at double resolution
-      const bool small = std::abs(next - z) <= kNewtonStopUlps *
-                                                   std::numeric_limits<double>::epsilon() *
-                                                   std::max(std::abs(z), zq_scale_);
+    double open_step = zq_scale_;  // the doubling step while the bracket is open
+    for (int steps = 0, doublings = 0; steps < kMaxSolverSteps;) {
+      if (f == 0) break;  // z is the root
+      double next = g > 0 ? z - f / g : kNoStep;
+      // Converged: the Newton step is within a few units of z's precision.
+      if (std::abs(next - z) <= kNewtonStopUlps * std::numeric_limits<double>::epsilon() *
+                                    std::max(std::abs(z), zq_scale_)) {
+        z = next;
+        break;
+      }
+      if (std::isfinite(lo) && std::isfinite(hi)) {
+        if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
+        if (next == lo || next == hi) break;  // the bracket is at double resolution
+        ++steps;
+      } else if (next > lo && next < hi) {
+        ++steps;
+      } else {
+        // Open on one side and no usable Newton step: step outwards, doubling.
+        next = std::isfinite(lo) ? lo + open_step : hi - open_step;
+        open_step *= 2;
+        if (++doublings > kMaxBracketDoublings || !std::isfinite(next))
+          throw InvalidParameter("pld", "the mixture's privacy loss could not be inverted");
+      }
       z = next;
-      f = loss(z) - l;
+      std::tie(f, g) = residual_and_slope(z, l);
       (f <= 0 ? lo : hi) = z;
-      if (small) break;
     }
-    hint_ = z;
+    hint_z_ = z;
+    hint_l_ = l;
+    hint_slope_ = g;
     return z;
   }
-  /// Σ w N(mean, s²)((−∞, z]) on its accurate side (the smaller of CDF and SF).
+  /// Σ w N(mean, s²)((−∞, z]) on its accurate side (the smaller of CDF and
+  /// SF): each part's erfc(|t|) is its small tail, 2 − erfc(|t|) the other.
   Prob cdf(const std::vector<Part>& parts, double z) const {
     if (z == -kInf) return {0.0, false};
     if (z == kInf) return {0.0, true};
     double lower = 0, upper = 0;
     for (const Part& c : parts) {
-      const double w = std::exp(c.log_weight);
       const double t = (z - c.mean) / (s_ * std::numbers::sqrt2);
-      lower += w * 0.5 * std::erfc(-t);
-      upper += w * 0.5 * std::erfc(t);
+      const double near = std::erfc(std::abs(t)), far = 2 - near;
+      lower += c.weight * 0.5 * (t >= 0 ? far : near);
+      upper += c.weight * 0.5 * (t >= 0 ? near : far);
     }
     return upper < lower ? Prob{upper, true} : Prob{lower, false};
   }
@@ -188,7 +215,8 @@ class MixtureModel {
   double s_;
   std::vector<Part> p_, q_;
   double l_min_ = -kInf, l_max_ = kInf, zq_scale_ = 1;
-  mutable double hint_ = 0;
+  /// The previous root z*(l) and L'(z*) there: the next start (z_le).
+  mutable double hint_z_ = kNoStep, hint_l_ = 0, hint_slope_ = 0;
 };
 
 }  // namespace
