@@ -33,6 +33,8 @@ endif()
 # over (issue 25).
 function(dpbudget_fuzz_coverage target)
   if(DPBUDGET_FUZZ)
-    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+    target_compile_options(
+      ${target} PRIVATE -fsanitize=fuzzer-no-link
+                        -fsanitize-coverage-allowlist=${PROJECT_SOURCE_DIR}/cmake/fuzz_coverage_allowlist.txt)
   endif()
 endfunction()
