@@ -18,12 +18,12 @@ using namespace dpb::cli;
 
 namespace {
 
-struct Result {
+struct ModeRun {
   int status;
   std::string out, err;
 };
 
-Result run(std::vector<std::string> args, RunMode mode) {
+ModeRun run(std::vector<std::string> args, RunMode mode) {
   args.insert(args.begin(), "dpbudget");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -68,10 +68,10 @@ TEST_CASE("check mode stops each verb that computes once its flags are valid") {
   };
   for (const auto& args : valid) {
     INFO(joined(args));
-    const Result full = run(args, RunMode::run);
+    const ModeRun full = run(args, RunMode::run);
     CHECK(full.status == kOk);
     CHECK_FALSE(full.out.empty());
-    const Result checked = run(args, RunMode::check);
+    const ModeRun checked = run(args, RunMode::check);
     CHECK(checked.status == kOk);
     CHECK(checked.out.empty());
     CHECK(checked.err.find("error") == std::string::npos);
@@ -105,11 +105,11 @@ TEST_CASE("check mode refuses what run mode refuses, with the same line") {
   };
   for (const auto& args : refused) {
     INFO(joined(args));
-    const Result full = run(args, RunMode::run);
+    const ModeRun full = run(args, RunMode::run);
     CHECK(full.status == kUsage);
     CHECK(full.out.empty());
     REQUIRE(full.err.rfind("dpbudget: error: ", 0) == 0);
-    const Result checked = run(args, RunMode::check);
+    const ModeRun checked = run(args, RunMode::check);
     CHECK(checked.status == full.status);
     CHECK(checked.err == full.err);
     CHECK(checked.out.empty());
@@ -118,9 +118,9 @@ TEST_CASE("check mode refuses what run mode refuses, with the same line") {
 
 TEST_CASE("check mode: a run whose answer would take long returns at once, valid") {
   // pld at a million steps: seconds to compute; check mode only validates.
-  const Result checked = run({"epsilon", "-q", "0.01", "--sigma", "0.6", "--steps", "1000000",
-                              "--delta", "1e-5", "--accountant", "pld"},
-                             RunMode::check);
+  const ModeRun checked = run({"epsilon", "-q", "0.01", "--sigma", "0.6", "--steps", "1000000",
+                               "--delta", "1e-5", "--accountant", "pld"},
+                              RunMode::check);
   CHECK(checked.status == kOk);
   CHECK(checked.out.empty());
 }
@@ -130,8 +130,8 @@ TEST_CASE("an unknown verb: the table's message is the parser's") {
   // one that is not help (--helpx), from the parser's error path.
   for (const std::string word : {"epsilom", "sigam", "xyzzy", "", "completion"}) {
     INFO("verb '", word, "'");
-    const Result fast = run({word, "--x"}, RunMode::run);
-    const Result parsed = run({word, "--helpx"}, RunMode::run);
+    const ModeRun fast = run({word, "--x"}, RunMode::run);
+    const ModeRun parsed = run({word, "--helpx"}, RunMode::run);
     CHECK(fast.status == kUsage);
     CHECK(parsed.status == kUsage);
     CHECK(fast.err.rfind("dpbudget: error: unknown verb '" + word + "'", 0) == 0);

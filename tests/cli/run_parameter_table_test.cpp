@@ -93,7 +93,7 @@ class TempFile {
 const std::string kSpec =
     R"({"self_composed": {"count": 10, "event": {"poisson_sampled": )"
     R"({"sampling_probability": 0.01, "event": {"gaussian": {"noise_multiplier": 1}}}}}})";
-const std::string kLine =
+const std::string kRunLine =
     R"({"sampling_rate": 0.01, "noise_multiplier": 1, "steps": 10, "delta": 1e-5})";
 
 }  // namespace
@@ -159,7 +159,7 @@ TEST_CASE("run parameters: each flag beside --spec is refused naming both (and -
 }
 
 TEST_CASE("run parameters: each flag beside sweep --input is refused naming both and the key") {
-  const TempFile input(kLine + "\n");
+  const TempFile input(kRunLine + "\n");
   for (const auto& p : kRunParameters) {
     CAPTURE(p.flag);
     check_refused(run({"sweep", "--input", input.path(), std::string(p.flag), sample_text(p)}),
@@ -171,7 +171,7 @@ TEST_CASE("run parameters: each flag beside sweep --input is refused naming both
 TEST_CASE("run parameters: every one has its JSON Lines key") {
   for (const auto& p : kRunParameters) {
     CAPTURE(p.key);
-    nlohmann::json line = nlohmann::json::parse(kLine);
+    nlohmann::json line = nlohmann::json::parse(kRunLine);
     line[std::string(p.key)] = sample_json(p);
     std::istringstream in(line.dump() + "\n");
     const auto r = read_configs(in, "in.jsonl");
@@ -212,7 +212,7 @@ TEST_CASE("run parameters: a stand-in beside what it replaces is refused, as fla
         run({"sweep", "-q", "0.01", "--steps", "10", "--delta", "1e-5", std::string(p.flag),
              sample_text(p), std::string(other.flag), sample_text(other)}),
         {std::string(p.flag), std::string(other.flag)});
-    nlohmann::json line = nlohmann::json::parse(kLine);
+    nlohmann::json line = nlohmann::json::parse(kRunLine);
     line[std::string(p.key)] = sample_json(p);
     line[std::string(other.key)] = sample_json(other);
     std::istringstream in(line.dump() + "\n");
@@ -227,7 +227,7 @@ TEST_CASE("run parameters: a stand-in beside what it replaces is refused, as fla
 TEST_CASE("run parameters: a JSON value of the wrong kind names the key and what is allowed") {
   for (const auto& p : kRunParameters) {
     CAPTURE(p.key);
-    nlohmann::json line = nlohmann::json::parse(kLine);
+    nlohmann::json line = nlohmann::json::parse(kRunLine);
     line[std::string(p.key)] = "nonsense";
     std::istringstream in(line.dump() + "\n");
     const auto r = read_configs(in, "in.jsonl");

@@ -17,7 +17,7 @@ using namespace dpb::cli;
 namespace {
 
 /// The message of the SpecError `text` raises ("" when it parses).
-std::string error_of(const std::string& text) {
+std::string spec_error_of(const std::string& text) {
   try {
     parse_spec(text);
   } catch (const SpecError& e) {
@@ -120,7 +120,7 @@ TEST_CASE("malformed specs name the JSON path at fault") {
        "(top level): not valid JSON: number overflow"},
   };
   for (const auto& c : cases) {
-    const std::string e = error_of(c.text);
+    const std::string e = spec_error_of(c.text);
     INFO("spec: ", c.text, "\nerror: ", e);
     CHECK(e.rfind(c.message, 0) == 0);
     CHECK(e.find('\n') == std::string::npos);
@@ -128,17 +128,17 @@ TEST_CASE("malformed specs name the JSON path at fault") {
 }
 
 TEST_CASE("nesting is limited to kMaxSpecDepth events, checked before recursing") {
-  CHECK(error_of(nested(kMaxSpecDepth)).empty());
-  CHECK(error_of(nested(kMaxSpecDepth + 1)).find("deeper than 64") != std::string::npos);
+  CHECK(spec_error_of(nested(kMaxSpecDepth)).empty());
+  CHECK(spec_error_of(nested(kMaxSpecDepth + 1)).find("deeper than 64") != std::string::npos);
   // Far deeper JSON is stopped while parsing, without building it.
   const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
-  CHECK(error_of(deep) == "(top level): nested deeper than 64 events (the limit)");
+  CHECK(spec_error_of(deep) == "(top level): nested deeper than 64 events (the limit)");
 }
 
 TEST_CASE("specs over the size limit are refused") {
   std::string big = R"({"laplace": {"scale": 1}})";
   big += std::string(kMaxSpecBytes, ' ');
-  CHECK(error_of(big) == "(top level): larger than 16 MiB (the limit)");
+  CHECK(spec_error_of(big) == "(top level): larger than 16 MiB (the limit)");
 }
 
 TEST_CASE("every kind's example event: JSON -> event -> JSON is the identity") {
