@@ -1,12 +1,15 @@
-# Prints, one per line and sorted, the completions zsh's completion system
-# offers for a typed command line, with completions/_dpbudget on $fpath.
+# Prints, for each typed command line in turn, the completions zsh's
+# completion system offers for it (one per line, sorted), then a line --end--;
+# completions/_dpbudget is on $fpath.
 # Drives an interactive zsh under a pseudo-terminal (zsh/zpty): the typed text
 # and a TAB go to its line editor, which runs compsys's real complete-word
-# widget; compadd is wrapped to record the matches it is given.
-# usage: zsh -f zsh_complete.zsh COMPLETIONS_DIR ZCOMPDUMP 'dpbudget eps'
+# widget; compadd is wrapped to record the matches it is given. One zsh runs
+# every case: the line is emptied (^U) before each.
+# usage: zsh -f zsh_complete.zsh COMPLETIONS_DIR ZCOMPDUMP 'dpbudget eps' ...
 # Exit status 3-5 when zsh could not be driven (the message says why).
 zmodload zsh/zpty || { print -u2 "zsh_complete: no zsh/zpty module"; exit 3 }
-compdir=$1 dump=$2 typed=$3
+compdir=$1 dump=$2
+shift 2
 tmp=$(mktemp -d) || exit 3
 cap=$tmp/capture init=$tmp/init.zsh
 # Each wait polls this often, this many times: 10 s in all, far above the
@@ -33,8 +36,14 @@ compadd() {
   builtin compadd "\$@"
 }
 _zsh_complete_done() { print -r -- '--done--' >>${(q)cap} }
-comppostfuncs=(_zsh_complete_done)
-bindkey '^I' complete-word
+# compsys runs comppostfuncs once and empties it: set again for every TAB.
+_zsh_complete_tab() { comppostfuncs=(_zsh_complete_done); zle complete-word }
+zle -N _zsh_complete_tab
+bindkey -e
+bindkey '^I' _zsh_complete_tab
+# No listing of ambiguous matches (they are recorded above): a long list would
+# stop at "do you wish to see all N possibilities?" and eat the next key.
+unsetopt autolist listambiguous
 print -r -- '--ready--' >${(q)cap}
 INIT
 
@@ -55,11 +64,15 @@ if ! wait_for --ready--; then
   zpty -d z; rm -rf $tmp; exit 4
 fi
 : >$cap
-zpty -w -n z "$typed"$'\t'
-if ! wait_for --done--; then
-  print -u2 "zsh_complete: no completion ran for '$typed'"
-  zpty -d z; rm -rf $tmp; exit 5
-fi
+for typed in "$@"; do
+  zpty -w -n z $'\C-u\C-u'"$typed"$'\t'
+  if ! wait_for --done--; then
+    print -u2 "zsh_complete: no completion ran for '$typed'"
+    zpty -d z; rm -rf $tmp; exit 5
+  fi
+  grep -vx -- --done-- $cap | sort -u
+  print -r -- --end--
+  : >$cap
+done
 zpty -d z
-grep -vx -- --done-- $cap | sort -u
 rm -rf $tmp
