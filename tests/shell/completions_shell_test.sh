@@ -29,9 +29,12 @@ mkdir -p "$files"
 # Every case is collected first, then one shell session completes them all
 # (a shell started per case was most of the test's time: ~0.15 s each).
 cases=() wants=()
+as_set() {  # lines on stdin -> the distinct non-empty ones, sorted, space separated
+  sed '/^$/d' | sort -u | tr '\n' ' '
+}
 expect() {  # expect 'typed' 'wanted completions, space separated, any order'
   cases+=("$1")
-  wants+=("$(tr ' ' '\n' <<<"$2" | sed '/^$/d' | sort -u | tr '\n' ' ')")
+  wants+=("$(tr ' ' '\n' <<<"$2" | as_set)")
 }
 offered_all() {  # each case's completions, one per line, then a line --end--
   case $shell in
@@ -45,7 +48,7 @@ offered_all() {  # each case's completions, one per line, then a line --end--
         "$src/completions/dpbudget.fish" "${cases[@]}" </dev/null | cut -f1) ;;
   esac
 }
-run_cases() {  # run_cases DPBUDGET: every case; $fail counts the failures
+run_cases() {  # run_cases DPBUDGET: collects every case (expect)
   local list verb flag values
   list=$("$1" completions list)
   # Verbs.
@@ -82,7 +85,7 @@ run_cases "$bin"
 got=() current=''
 while IFS= read -r line; do
   if [[ $line == --end-- ]]; then
-    got+=("$(sed '/^$/d' <<<"$current" | sort -u | tr '\n' ' ')")
+    got+=("$(as_set <<<"$current")")
     current=''
   else
     current+="$line"$'\n'
