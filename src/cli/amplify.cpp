@@ -94,7 +94,7 @@ Verb setup_amplify(CLI::App& app) {
   add_choice_option(*cmd, "--sampling", f->sampling, kAmplifySamplingChoices,
                     "poisson (default; add/remove neighbours) | without-replacement (replace-one)");
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_amplify(*f, out, err); }};
+  return verb_of(cmd, f, run_amplify);
 }
 
 }  // namespace dpb::cli

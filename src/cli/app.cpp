@@ -2,7 +2,11 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdlib>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -155,13 +159,94 @@ std::string unknown_verb(const std::string& word, const std::vector<std::string>
   return "unknown verb '" + word + "'; verbs: " + known;
 }
 
+/// One line per verb, in the order --help lists them: its name and the
+/// function that declares it. When the first word names a verb, only that
+/// verb's parser is built (start-up: every verb's options cost about as much
+/// as the rest of a quick run); otherwise every verb's (--help, an unknown
+/// verb's suggestion, the completions walk).
+struct VerbEntry {
+  const char* name;
+  Verb (*setup)(CLI::App&);
+};
+constexpr VerbEntry kVerbs[] = {
+    {"epsilon", setup_epsilon},
+    {"delta", setup_delta},
+    {"sigma", setup_sigma},
+    {"steps", setup_steps},
+    {"sampling-rate", setup_sampling_rate},
+    {"plan", setup_plan},
+    {"sweep", setup_sweep},
+    {"compose", setup_compose},
+    {"amplify", setup_amplify},
+    {"gaussian", setup_gaussian},
+    {"laplace", setup_laplace},
+    {"gdp", setup_gdp},
+    {"tradeoff", setup_tradeoff},
+    {"plot", setup_plot},
+    {"events", setup_events},
+    {"audit", setup_audit},
+    {"risk", setup_risk},
+    {"report", setup_report},
+    {"mf-sensitivity", setup_mf_sensitivity},
+    {"mf-epsilon", setup_mf_epsilon},
+    {"mf-sigma", setup_mf_sigma},
+    {"mf-error", setup_mf_error},
+};
+constexpr std::size_t kVerbCount = std::size(kVerbs);
+
 }  // namespace
+
+struct CliSession::Parsers {
+  /// The top-level parser with the verbs built for it: one verb's, every
+  /// verb's, or none (`dpbudget --version`).
+  struct Parser {
+    CLI::App app{"dpbudget: privacy budget calculator for DP-SGD and noisy releases", "dpbudget"};
+    std::vector<Verb> verbs;
+    std::vector<Verb> hidden;
+  };
+
+  /// Slot i < kVerbCount: the parser of verb i alone; kEveryVerb: every verb's;
+  /// kNoVerb: `dpbudget --version`'s.
+  static constexpr std::size_t kEveryVerb = kVerbCount, kNoVerb = kVerbCount + 1;
+  std::array<std::unique_ptr<Parser>, kVerbCount + 2> slots;
+
+  /// The parser with the verb `only` (every verb when null; none when
+  /// `version_only`).
+  static std::unique_ptr<Parser> build(const VerbEntry* only, bool version_only) {
+    auto parser = std::make_unique<Parser>();
+    CLI::App& app = parser->app;
+    app.footer(kExitStatusHelp);
+    app.set_version_flag("--version", version_string());
+    app.require_subcommand(1);
+    auto& verbs = parser->verbs;
+    for (const auto& v : kVerbs) {
+      if ((only && only != &v) || version_only) continue;
+      verbs.push_back(v.setup(app));
+      verbs.back().command->footer(kExitStatusHelp);
+      if (verbs.back().command->get_name() != v.name)  // the table and the verb disagree
+        throw std::logic_error(std::string("verb table names '") + v.name + "' for '" +
+                               verbs.back().command->get_name() + "'");
+    }
+    // Hidden verbs (group ""): listed nowhere, generated from the parser above.
+    if (!only && !version_only) parser->hidden.push_back(setup_completions(app));
+    return parser;
+  }
+};
+
+CliSession::CliSession() : parsers_(std::make_unique<Parsers>()) {}
+CliSession::~CliSession() = default;
 
 void flags_checked() {
   if (current_mode == RunMode::check) throw FlagsChecked{};
 }
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, RunMode mode) {
+  CliSession session;
+  return session.run(argc, argv, out, err, mode);
+}
+
+int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+                    RunMode mode) {
   struct ModeScope {
     RunMode saved;
     explicit ModeScope(RunMode m) : saved(current_mode) { current_mode = m; }
@@ -169,44 +254,6 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     ModeScope(const ModeScope&) = delete;
     ModeScope& operator=(const ModeScope&) = delete;
   } mode_scope(mode);
-  CLI::App app{"dpbudget: privacy budget calculator for DP-SGD and noisy releases", "dpbudget"};
-  app.footer(kExitStatusHelp);
-  app.set_version_flag("--version", version_string());
-  app.require_subcommand(1);
-
-  // One line per verb, in the order --help lists them: its name and the
-  // function that declares it. When the first word names a verb, only that
-  // verb's parser is built (start-up: every verb's options cost about as
-  // much as the rest of a quick run); otherwise every verb's (--help, an
-  // unknown verb's suggestion, the completions walk).
-  struct VerbEntry {
-    const char* name;
-    Verb (*setup)(CLI::App&);
-  };
-  static constexpr VerbEntry kVerbs[] = {
-      {"epsilon", setup_epsilon},
-      {"delta", setup_delta},
-      {"sigma", setup_sigma},
-      {"steps", setup_steps},
-      {"sampling-rate", setup_sampling_rate},
-      {"plan", setup_plan},
-      {"sweep", setup_sweep},
-      {"compose", setup_compose},
-      {"amplify", setup_amplify},
-      {"gaussian", setup_gaussian},
-      {"laplace", setup_laplace},
-      {"gdp", setup_gdp},
-      {"tradeoff", setup_tradeoff},
-      {"plot", setup_plot},
-      {"events", setup_events},
-      {"audit", setup_audit},
-      {"risk", setup_risk},
-      {"report", setup_report},
-      {"mf-sensitivity", setup_mf_sensitivity},
-      {"mf-epsilon", setup_mf_epsilon},
-      {"mf-sigma", setup_mf_sigma},
-      {"mf-error", setup_mf_error},
-  };
   const VerbEntry* only = nullptr;
   for (const auto& v : kVerbs)
     if (argc > 1 && std::string_view(argv[1]) == v.name) only = &v;
@@ -226,18 +273,21 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << "dpbudget: error: " << report::escape_control(unknown_verb(argv[1], names)) << '\n';
     return kUsage;
   }
-  std::vector<Verb> verbs;
-  std::vector<Verb> hidden;
-  for (const auto& v : kVerbs) {
-    if ((only && only != &v) || version_only) continue;
-    verbs.push_back(v.setup(app));
-    verbs.back().command->footer(kExitStatusHelp);
-    if (verbs.back().command->get_name() != v.name)  // the table and the verb disagree
-      throw std::logic_error(std::string("verb table names '") + v.name + "' for '" +
-                             verbs.back().command->get_name() + "'");
+  // This session's parser for the command line: built on first use; later
+  // cleared of the last parse, each flag value put back as setup left it.
+  auto& slot = parsers_->slots[version_only ? Parsers::kNoVerb
+                               : only       ? static_cast<std::size_t>(only - kVerbs)
+                                            : Parsers::kEveryVerb];
+  if (!slot) {
+    slot = Parsers::build(only, version_only);
+  } else {
+    slot->app.clear();
+    for (auto* list : {&slot->verbs, &slot->hidden})
+      for (const auto& verb : *list) verb.reset();
   }
-  // Hidden verbs (group ""): listed nowhere, generated from the parser above.
-  if (!only && !version_only) hidden.push_back(setup_completions(app));
+  CLI::App& app = slot->app;
+  const std::vector<Verb>& verbs = slot->verbs;
+  const std::vector<Verb>& hidden = slot->hidden;
 
   try {
     app.parse(argc, argv);

@@ -249,7 +249,7 @@ Verb setup_audit(CLI::App& app) {
   add_spec_flags(*cmd, f->spec);
   add_accountant_flags(*cmd, f->accountant);
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_audit(*f, out, err); }};
+  return verb_of(cmd, f, run_audit);
 }
 
 }  // namespace dpb::cli

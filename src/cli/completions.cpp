@@ -260,19 +260,18 @@ Verb setup_completions(CLI::App& app) {
   cmd->group("");  // hidden: a tool for packagers and tests
   cmd->add_option("shell", *shell, "bash | zsh | fish | list | run-parameters")->required();
   CLI::App* root = &app;
-  return {cmd, [shell, root](std::ostream& out, std::ostream&) {
-            const auto s =
-                parse_choice("shell", *shell, {"bash", "zsh", "fish", "list", "run-parameters"});
-            std::ostringstream buffer;
-            const auto verbs = describe(*root);
-            if (s == "bash") write_bash(verbs, buffer);
-            if (s == "zsh") write_zsh(verbs, buffer);
-            if (s == "fish") write_fish(verbs, buffer);
-            if (s == "list") write_list(verbs, buffer);
-            if (s == "run-parameters") write_run_parameters(buffer);
-            write_out(out, buffer.view());
-            return kOk;
-          }};
+  return verb_of(cmd, shell, [root](const std::string& typed, std::ostream& out, std::ostream&) {
+    const auto s = parse_choice("shell", typed, {"bash", "zsh", "fish", "list", "run-parameters"});
+    std::ostringstream buffer;
+    const auto verbs = describe(*root);
+    if (s == "bash") write_bash(verbs, buffer);
+    if (s == "zsh") write_zsh(verbs, buffer);
+    if (s == "fish") write_fish(verbs, buffer);
+    if (s == "list") write_list(verbs, buffer);
+    if (s == "run-parameters") write_run_parameters(buffer);
+    write_out(out, buffer.view());
+    return kOk;
+  });
 }
 
 }  // namespace dpb::cli

@@ -168,7 +168,7 @@ Verb setup_compose(CLI::App& app) {
                     "basic | advanced (Dwork-Rothblum-Vadhan) | optimal (Kairouz-Oh-Viswanath) | "
                     "all (default)");
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_compose(*f, out, err); }};
+  return verb_of(cmd, f, run_compose);
 }
 
 }  // namespace dpb::cli

@@ -19,9 +19,9 @@ Verb setup_delta(CLI::App& app) {
   add_accountant_flags(*cmd, f->accountant);
   add_output_flags(*cmd, f->output);
   add_wide_flag(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) {
-            return run_event_verb(*f, /*solve_delta=*/true, out, err);
-          }};
+  return verb_of(cmd, f, [](const EventVerbFlags& flags, std::ostream& out, std::ostream& err) {
+    return run_event_verb(flags, /*solve_delta=*/true, out, err);
+  });
 }
 
 }  // namespace dpb::cli

@@ -210,7 +210,7 @@ Verb setup_gaussian(CLI::App& app) {
                     "analytic (Balle & Wang 2018, default) | classic (Dwork & Roth, epsilon < 1) | "
                     "all (classic rows with epsilon >= 1 are skipped with a warning)");
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_gaussian(*f, out, err); }};
+  return verb_of(cmd, f, run_gaussian);
 }
 
 }  // namespace dpb::cli

@@ -114,7 +114,7 @@ Verb setup_gdp(CLI::App& app) {
   cmd->add_option("--group", f->group, "group size k >= 1: kmu-GDP for groups of k records");
   add_dp_sgd_flags(*cmd, f->run);
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_gdp(*f, out, err); }};
+  return verb_of(cmd, f, run_gdp);
 }
 
 }  // namespace dpb::cli

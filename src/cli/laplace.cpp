@@ -103,7 +103,7 @@ Verb setup_laplace(CLI::App& app) {
   cmd->add_option("--sensitivity", f->sensitivity,
                   "L1 sensitivity, a finite number > 0 (default 1)");
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_laplace(*f, out, err); }};
+  return verb_of(cmd, f, run_laplace);
 }
 
 }  // namespace dpb::cli

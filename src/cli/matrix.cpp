@@ -781,7 +781,7 @@ Verb matrix_verb(CLI::App& app, const char* name, const std::string& description
   if (solve) add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output);
   if (wide) add_wide_flag(*cmd, f->output);
-  return {cmd, [f, run](std::ostream& out, std::ostream& err) { return run(*f, out, err); }};
+  return verb_of(cmd, f, run);
 }
 
 }  // namespace

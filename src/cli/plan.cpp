@@ -282,7 +282,7 @@ Verb setup_plan(CLI::App& app) {
                               "draw sigma/B against the steps to this SVG file (- for stdout) "
                               "instead of a table"));
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_plan(*f, out, err); }};
+  return verb_of(cmd, f, run_plan);
 }
 
 }  // namespace dpb::cli

@@ -234,7 +234,7 @@ Verb setup_plot(CLI::App& app) {
                     plot_number(report::kAutoLogSpan) + "x)");
   cmd->add_flag("--linear-y", f->linear_y, "linear epsilon axis, however far the curves span");
   record_file(cmd->add_option("-o,--output", f->output, "SVG file to write; - for stdout"));
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_plot(*f, out, err); }};
+  return verb_of(cmd, f, run_plot);
 }
 
 }  // namespace dpb::cli

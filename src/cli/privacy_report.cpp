@@ -663,7 +663,7 @@ Verb setup_report(CLI::App& app) {
   record_file(cmd->add_option("-o,--output", f->output, "write to this file (default stdout)"));
   add_spec_flags(*cmd, f->spec);
   add_accountant_flags(*cmd, f->accountant);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_report(*f, out, err); }};
+  return verb_of(cmd, f, run_report);
 }
 
 }  // namespace dpb::cli

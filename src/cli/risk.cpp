@@ -206,7 +206,7 @@ Verb setup_risk(CLI::App& app) {
   add_accountant_flags(*cmd, f->accountant);
   add_output_flags(*cmd, f->output);
   add_wide_flag(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_risk(*f, out, err); }};
+  return verb_of(cmd, f, run_risk);
 }
 
 }  // namespace dpb::cli

@@ -347,9 +347,10 @@ Verb setup_solver_verb(CLI::App& app, const std::string& name, const std::string
   add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output);
   add_wide_flag(*cmd, f->output);
-  return {cmd, [f, name, unknown](std::ostream& out, std::ostream& err) {
-            return run_solver(*f, name, unknown, out, err);
-          }};
+  return verb_of(cmd, f,
+                 [name, unknown](const SolverFlags& flags, std::ostream& out, std::ostream& err) {
+                   return run_solver(flags, name, unknown, out, err);
+                 });
 }
 
 }  // namespace dpb::cli

@@ -907,7 +907,7 @@ Verb setup_sweep(CLI::App& app) {
   add_solve_flags(*cmd, f->tolerance, f->max_sigma);
   add_output_flags(*cmd, f->output, /*allow_jsonl=*/true);
   add_wide_flag(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_sweep(*f, out, err); }};
+  return verb_of(cmd, f, run_sweep);
 }
 
 }  // namespace dpb::cli

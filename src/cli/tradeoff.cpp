@@ -110,7 +110,7 @@ Verb setup_tradeoff(CLI::App& app) {
   record_file(cmd->add_option("-o,--output", f->svg,
                               "draw the curve to this SVG file (- for stdout) instead of a table"));
   add_output_flags(*cmd, f->output);
-  return {cmd, [f](std::ostream& out, std::ostream& err) { return run_tradeoff(*f, out, err); }};
+  return verb_of(cmd, f, run_tradeoff);
 }
 
 }  // namespace dpb::cli

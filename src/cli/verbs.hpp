@@ -3,7 +3,9 @@
 // flags, and returns the function that runs it once parsing succeeded.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <ostream>
+#include <utility>
 
 namespace dpb::cli {
 
@@ -11,10 +13,28 @@ namespace dpb::cli {
 /// returns the exit status. Throws UsageError / accounting errors.
 using VerbRunner = std::function<int(std::ostream& out, std::ostream& err)>;
 
+/// A verb's parser, what runs it once parsed, and what makes its parser
+/// ready for another command line: `reset` puts the flag values back as
+/// setup left them (default_val included), so a CliSession (app.hpp) parses
+/// many command lines with one parser. The constructor takes all three, so a
+/// setup cannot forget its reset.
 struct Verb {
+  Verb(CLI::App* command_, VerbRunner run_, std::function<void()> reset_)
+      : command(command_), run(std::move(run_)), reset(std::move(reset_)) {}
   CLI::App* command;
   VerbRunner run;
+  std::function<void()> reset;
 };
+
+/// The Verb whose flag values all live in `*flags`: it runs as
+/// run(*flags, out, err), and its reset restores *flags to what they are now,
+/// so setup calls it last, once every flag is declared.
+template <class Flags, class Run>
+Verb verb_of(CLI::App* command, const std::shared_ptr<Flags>& flags, Run run) {
+  return Verb(
+      command, [flags, run](std::ostream& out, std::ostream& err) { return run(*flags, out, err); },
+      [flags, initial = *flags] { *flags = initial; });
+}
 
 Verb setup_epsilon(CLI::App& app);
 Verb setup_delta(CLI::App& app);

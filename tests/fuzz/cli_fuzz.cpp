@@ -1,5 +1,9 @@
 // Fuzzes the whole command line in-process: the input is split into argv on
-// NUL and newline bytes and run by run_cli() with its output captured.
+// NUL and newline bytes and run by one CliSession (cli/app.hpp: each verb's
+// parser built once, cleared and reset for each input; it answers as run_cli()
+// does) with its output captured. A crash that needs the inputs before it
+// (something a reset left behind) may not recur when its input is rerun alone:
+// rerun the fuzzer on the same corpus with the seed its log names (-seed=N).
 //
 // Checks: the exit status is a documented one (0..6, README "Exit status"), no "internal error"
 // (an exception the CLI did not expect), no NaN printed, and (via the
@@ -71,14 +75,6 @@ std::uint32_t input_hash(const std::uint8_t* data, std::size_t size) {
   return h;
 }
 
-/// Whether an input may be run at all: no stdin, no path outside the scratch
-/// directory.
-bool stays_in_scratch(const std::vector<std::string>& args) {
-  for (const auto& a : args)
-    if (a == "-" || a.find('/') != std::string::npos) return false;
-  return true;
-}
-
 /// Whether an input's full run is quick (see above).
 bool quick_to_run(const std::vector<std::string>& args) {
   // `report` runs every accountant (pld too) unless --accountant says which.
@@ -109,29 +105,22 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> args{"dpbudget"};
-  std::string current;
-  bool pending = false;
-  for (std::size_t i = 0; i < size; ++i) {
-    const char c = static_cast<char>(data[i]);
-    if (c == '\0' || c == '\n') {
-      args.push_back(current);
-      current.clear();
-      pending = false;
-    } else {
-      current += c;
-      pending = true;
-    }
-  }
-  if (pending) args.push_back(current);
-  if (args.size() > 64 || !stays_in_scratch(args)) return -1;  // -1: not added to the corpus
+  const auto words = dpb::fuzz::command_words({reinterpret_cast<const char*>(data), size});
+  args.insert(args.end(), words.begin(), words.end());
+  if (args.size() > 64 || !dpb::fuzz::stays_in_scratch(args))
+    return -1;  // -1: not added to the corpus
   const bool full_run = input_hash(data, size) % kFullRunEvery == 0 && quick_to_run(args);
 
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
-  const int status =
-      dpb::cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err,
-                        full_run ? dpb::cli::RunMode::run : dpb::cli::RunMode::check);
+  // One session for every input: each verb's parser is built once and reset
+  // before each input, which run_cli() would build anew (most of an input's
+  // time under ASan); tests/cli/cli_session_test.cpp checks that a session
+  // answers as run_cli() does.
+  static dpb::cli::CliSession session;
+  const int status = session.run(static_cast<int>(argv.size()), argv.data(), out, err,
+                                 full_run ? dpb::cli::RunMode::run : dpb::cli::RunMode::check);
   if (status < 0 || status > 6) dpb::fuzz::fail("exit status", std::to_string(status));
   // The prefix run_cli() gives an unexpected exception, at the start of a
   // line: a message may quote the user's own arguments, which can contain any

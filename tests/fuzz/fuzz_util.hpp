@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace dpb::fuzz {
 
@@ -25,6 +27,35 @@ inline bool has_nan_token(const std::string& text) {
     }
   }
   return false;
+}
+
+/// The command-line words of a fuzz_cli input: its bytes split at NUL and
+/// newline bytes (a separator at the end ends the last word and starts none).
+inline std::vector<std::string> command_words(std::string_view bytes) {
+  std::vector<std::string> words;
+  std::string current;
+  bool pending = false;
+  for (const char c : bytes) {
+    if (c == '\0' || c == '\n') {
+      words.push_back(current);
+      current.clear();
+      pending = false;
+    } else {
+      current += c;
+      pending = true;
+    }
+  }
+  if (pending) words.push_back(current);
+  return words;
+}
+
+/// Whether a command line may be run by a fuzzer or a test: no stdin ("-"),
+/// no path (a '/': the fuzzer runs in a scratch directory and may only read
+/// and write files there).
+inline bool stays_in_scratch(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (a == "-" || a.find('/') != std::string::npos) return false;
+  return true;
 }
 
 }  // namespace dpb::fuzz
