@@ -3,6 +3,7 @@
 // classic one (Dwork & Roth 2014, valid for ε < 1 only); and the other way,
 // given the noise (--sigma or --noise-sd), ε at each --delta or δ at each
 // --epsilon by the same two methods. The maths is accounting/gaussian_mechanism.
+#include <algorithm>
 #include <array>
 #include <memory>
 
@@ -12,6 +13,7 @@
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
 #include "cli/output_flags.hpp"
+#include "cli/parse.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
@@ -80,6 +82,8 @@ int run_noise_given(const GaussianFlags& f, const std::string& method, double se
   const bool want_epsilon = !f.delta.empty();
   const auto given = want_epsilon ? parse_list("--delta", f.delta, kOpenUnit)
                                   : parse_list("--epsilon", f.epsilon, kNonNegative);
+  check_table_rows(want_epsilon ? "--delta" : "--epsilon",
+                   methods_of(method).size() * noises.size() * given.size());
   resolve(f.output);  // checks --format before any work
 
   // The noise as the accounting functions take it: σ with sensitivity Δ.
@@ -92,16 +96,37 @@ int run_noise_given(const GaussianFlags& f, const std::string& method, double se
     return classic ? gaussian_delta_classic(noise, x, d) : gaussian_delta(noise, x, d);
   };
   if (method == "classic") {
-    for (double noise : noises) {
-      for (double x : given) {
-        try {
-          (void)compute(true, noise, x);
-        } catch (const InvalidParameter& e) {
-          throw UsageError(std::string(want_epsilon ? noise_flag : "--epsilon") + ": " + reason(e));
-        }
+    // The first pair, in the rows' order, that the classic bound does not cover,
+    // found without evaluating every pair (two ranges of 10^6 values each are a
+    // valid command line). ε of a noise at δ: covered while ε < 1, and ε falls as δ
+    // grows, so a noise covered at the smallest δ is covered at each; δ of a noise at
+    // ε: covered when 0 < ε < 1, whatever the noise. (Were log's rounding ever not
+    // monotone, a pair passed over here would fail in the rows below: an error all
+    // the same, without the flag's name.)
+    const auto check = [&](double noise, double x) {
+      try {
+        (void)compute(true, noise, x);
+      } catch (const InvalidParameter& e) {
+        throw UsageError(std::string(want_epsilon ? noise_flag : "--epsilon") + ": " + reason(e));
       }
+    };
+    if (want_epsilon) {
+      const double smallest_delta = *std::min_element(given.begin(), given.end());
+      for (double noise : noises) {
+        bool covered = true;  // at the smallest δ, so at each
+        try {
+          (void)compute(true, noise, smallest_delta);
+        } catch (const InvalidParameter&) {
+          covered = false;
+        }
+        if (!covered)
+          for (double x : given) check(noise, x);  // throws at the first not covered
+      }
+    } else {
+      for (double x : given) check(noises.front(), x);
     }
   }
+  flags_checked();
 
   report::Report rep = start_report(sensitivity, method);
   using report::Rounding;
@@ -149,11 +174,13 @@ int run_gaussian(const GaussianFlags& f, std::ostream& out, std::ostream& err) {
   const auto deltas = parse_list("--delta", f.delta, kOpenUnit);
   const double sensitivity = optional_real("--sensitivity", f.sensitivity, kPositive).value_or(1.0);
   const auto method = method_named(f.method);
+  check_table_rows("--delta", methods_of(method).size() * epsilons.size() * deltas.size());
   resolve(f.output);  // checks --format before any work
   if (method == "classic")
     for (double e : epsilons)
       if (!gaussian_classic_applies(e))
         throw UsageError("--epsilon: " + classic_limit(e) + " (use --method analytic)");
+  flags_checked();
 
   report::Report rep = start_report(sensitivity, method);
   using report::Rounding;

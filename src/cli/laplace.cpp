@@ -7,6 +7,7 @@
 #include "cli/errors.hpp"
 #include "cli/flag_values.hpp"
 #include "cli/output_flags.hpp"
+#include "cli/parse.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
@@ -30,7 +31,9 @@ int run_scale_given(const LaplaceFlags& f, std::ostream& out, std::ostream& err)
   const auto given = want_delta        ? parse_list("--epsilon", f.epsilon, kNonNegative)
                      : f.delta.empty() ? std::vector<double>{0.0}
                                        : parse_list("--delta", f.delta, kDelta);
+  check_table_rows(want_delta ? "--epsilon" : "--delta", scales.size() * given.size());
   resolve(f.output);  // checks --format before any work
+  flags_checked();
 
   report::Report rep;
   rep.command = "laplace";
@@ -68,6 +71,7 @@ int run_laplace(const LaplaceFlags& f, std::ostream& out, std::ostream& err) {
   const auto epsilons = parse_list("--epsilon", f.epsilon, kPositive);
   const double sensitivity = optional_real("--sensitivity", f.sensitivity, kPositive).value_or(1.0);
   resolve(f.output);  // checks --format before any work
+  flags_checked();
 
   report::Report rep;
   rep.command = "laplace";

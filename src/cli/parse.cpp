@@ -166,6 +166,12 @@ std::vector<std::int64_t> parse_integer_list(std::string_view flag,
   return out;
 }
 
+void check_table_rows(std::string_view flag, std::size_t rows) {
+  if (rows > kMaxTableRows)
+    fail(flag, "with the other lists' values this makes " + std::to_string(rows) +
+                   " rows (one for each combination); at most 1000000");
+}
+
 std::string parse_choice(std::string_view flag, const std::string& text,
                          const std::vector<std::string>& allowed) {
   std::string list;

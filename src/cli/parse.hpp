@@ -49,6 +49,16 @@ std::vector<std::int64_t> parse_integer_list(std::string_view flag,
                                              const std::vector<std::string>& texts,
                                              std::int64_t min);
 
+/// Rows at most in a table of every combination of several lists' values
+/// (gaussian, laplace: the rows are held until printed): as many as one list
+/// may hold. Two lists of 10^6 values would otherwise ask for 10^12 rows in
+/// memory, and the process would be killed for it.
+inline constexpr std::size_t kMaxTableRows = kMaxListItems;
+
+/// Refuses `rows` above kMaxTableRows with a UsageError naming `flag` (the
+/// last list of the combination).
+void check_table_rows(std::string_view flag, std::size_t rows);
+
 /// `text` if it is one of `allowed`, else a UsageError listing them.
 std::string parse_choice(std::string_view flag, const std::string& text,
                          const std::vector<std::string>& allowed);

@@ -33,6 +33,7 @@ int run_tradeoff(const TradeoffFlags& f, std::ostream& out, std::ostream& err) {
   }
   const std::int64_t n = optional_integer("--points", f.points, 2, kMaxPoints).value_or(101);
   const report::Format format = resolve(f.output);
+  flags_checked();
 
   report::Report rep;
   rep.command = "tradeoff";

@@ -65,6 +65,15 @@ TEST_CASE("check mode stops each verb that computes once its flags are valid") {
        "cyclic-poisson", "-q", "0.1", "--epsilon", "2", "--delta", "1e-5"},
       {"mf-error", "--strategy", "identity,banded", "--steps", "100", "--bands", "2,4", "--epsilon",
        "2", "--delta", "1e-5"},
+      // A row per value of a list or a range (up to 10^6 values each): quick per
+      // row, not in all.
+      {"laplace", "--epsilon", "0.5,1"},
+      {"laplace", "--scale", "2", "--delta", "1e-5,1e-3"},
+      {"gaussian", "--epsilon", "0.5", "--delta", "1e-5"},
+      {"gaussian", "--sigma", "2,3", "--delta", "1e-5"},
+      {"gaussian", "--sigma", "5,9", "--delta", "1e-5,1e-3", "--method", "classic"},
+      {"gaussian", "--sigma", "5", "--epsilon", "0.5", "--method", "classic"},
+      {"tradeoff", "--mu", "1"},
   };
   for (const auto& args : valid) {
     INFO(joined(args));
@@ -102,6 +111,10 @@ TEST_CASE("check mode refuses what run mode refuses, with the same line") {
       {"mf-error", "--strategy", "banded", "--steps", "100"},
       {"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
        "--accountant", "pld", "--conversion", "tight"},
+      {"gaussian", "--sigma", "1,5", "--delta", "0.5,1e-5", "--method", "classic"},
+      {"gaussian", "--sigma", "5", "--epsilon", "0.5,1", "--method", "classic"},
+      {"laplace", "--scale", "2", "--delta", "1"},
+      {"tradeoff", "--mu", "1", "--points", "1"},
   };
   for (const auto& args : refused) {
     INFO(joined(args));
@@ -114,6 +127,41 @@ TEST_CASE("check mode refuses what run mode refuses, with the same line") {
     CHECK(checked.err == full.err);
     CHECK(checked.out.empty());
   }
+}
+
+TEST_CASE("gaussian --method classic names the first pair, in the rows' order, not covered") {
+  // sigma 1 at delta 0.5: epsilon = sqrt(2 ln 2.5) = 1.35373 >= 1, the first row
+  // not covered (delta 1e-5 gives 4.85 after it); sigma 10 is covered at both.
+  for (const auto mode : {RunMode::run, RunMode::check}) {
+    const ModeRun r =
+        run({"gaussian", "--sigma", "10,1", "--delta", "0.5,1e-5", "--method", "classic"}, mode);
+    CHECK(r.status == kUsage);
+    CHECK(r.err.find("would give epsilon = 1.35373 ") != std::string::npos);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("gaussian and laplace refuse a table of more rows than one list may hold") {
+  // 2000 values x 999 values = 1998000 rows, each held until printed (two lists of
+  // 10^6 would be 10^12): one line naming the flag, in both modes.
+  const std::vector<std::vector<std::string>> big = {
+      {"gaussian", "--sigma", "1:2000", "--delta", "0.001:0.999:0.001"},
+      {"gaussian", "--epsilon", "1:2000", "--delta", "0.001:0.999:0.001"},
+      {"laplace", "--scale", "1:2000", "--delta", "0.001:0.999:0.001"},
+  };
+  for (const auto& args : big)
+    for (const auto mode : {RunMode::run, RunMode::check}) {
+      INFO(joined(args));
+      const ModeRun r = run(args, mode);
+      CHECK(r.status == kUsage);
+      CHECK(r.err ==
+            "dpbudget: error: --delta: with the other lists' values this makes 1998000 rows (one "
+            "for each combination); at most 1000000\n");
+      CHECK(r.out.empty());
+    }
+  // 1001 x 999 = 999999 rows: allowed.
+  CHECK(run({"gaussian", "--sigma", "1:1001", "--delta", "0.001:0.999:0.001"}, RunMode::check)
+            .status == kOk);
 }
 
 TEST_CASE("check mode: a run whose answer would take long returns at once, valid") {

@@ -17,7 +17,8 @@
 // a million rows, 10^6 plot points, the PLD grid refined to its memory limit);
 // such inputs are not run to the end, so that libFuzzer's -timeout only catches
 // real hangs: every number in the arguments is at most 1000 in magnitude, at
-// most one argument is a range (a ':'), its steps are at least 0.1, and `pld`
+// most one argument is a range (a ':'), its steps are at least 0.1, the
+// arguments' values multiply to at most kQuickRows rows, and `pld`
 // (the accountant whose answer may take seconds by design; tests/accounting/
 // extreme_inputs_test.cpp covers it) is not asked for, nor `report` without
 // --accountant (it runs every accountant); they run in RunMode::check instead.
@@ -25,6 +26,7 @@
 // the fuzzer runs in a scratch directory and may only read and write files there.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -75,6 +77,34 @@ std::uint32_t input_hash(const std::uint8_t* data, std::size_t size) {
   return h;
 }
 
+/// Rows at most in a full run: gaussian and laplace make a row for each
+/// combination of their lists (up to 10^6 under the row limit: tens of seconds
+/// under ASan), a sweep one per grid point.
+constexpr double kQuickRows = 1000;
+
+/// How many values `arg` may stand for: a comma list's items, a range
+/// `start:stop[:step]` (step 1 when omitted) counted by its ends and step.
+double values_in(const std::string& arg) {
+  double n = 0;
+  std::size_t start = 0;
+  while (start <= arg.size()) {
+    const std::size_t end = std::min(arg.find(',', start), arg.size());
+    const std::string item = arg.substr(start, end - start);
+    double count = 1;
+    if (const auto colon = item.find(':'); colon != std::string::npos) {
+      const auto second = item.find(':', colon + 1);
+      const double lo = std::strtod(item.c_str(), nullptr);
+      const double hi = std::strtod(item.c_str() + colon + 1, nullptr);
+      const double step =
+          second == std::string::npos ? 1 : std::strtod(item.c_str() + second + 1, nullptr);
+      if (step > 0) count = std::floor(std::fabs(hi - lo) / step) + 1;
+    }
+    n += count;
+    start = end + 1;
+  }
+  return n;
+}
+
 /// Whether an input's full run is quick (see above).
 bool quick_to_run(const std::vector<std::string>& args) {
   // `report` runs every accountant (pld too) unless --accountant says which.
@@ -85,13 +115,15 @@ bool quick_to_run(const std::vector<std::string>& args) {
   }
   if (report && !accountant) return false;
   int ranges = 0;
+  double rows = 1;
   for (const auto& a : args) {
     if (a.find("pld") != std::string::npos) return false;
     const bool range = a.find(':') != std::string::npos;
     ranges += range;
     if (ranges > 1 || !numbers_small(a, range)) return false;
+    rows *= values_in(a);
   }
-  return true;
+  return rows <= kQuickRows;
 }
 
 }  // namespace
