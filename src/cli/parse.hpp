@@ -40,7 +40,8 @@ double parse_real(std::string_view flag, const std::string& text, const Domain& 
 /// An integer in [min, 2^53]; accepts forms like 10000 and 1e4.
 std::int64_t parse_integer(std::string_view flag, const std::string& text, std::int64_t min);
 
-/// Every item of every text (each a comma list of numbers and ranges), in order.
+/// Every item of every text (each a comma list of numbers and ranges), in
+/// order; never empty (an empty list or item is refused).
 std::vector<double> parse_list(std::string_view flag, const std::vector<std::string>& texts,
                                const Domain& domain);
 
