@@ -6,8 +6,9 @@
 // rerun the fuzzer on the same corpus with the seed its log names (-seed=N).
 //
 // Checks: the exit status is a documented one (0..6, README "Exit status"), no "internal error"
-// (an exception the CLI did not expect), no NaN printed, and (via the
-// sanitizers) no memory error, undefined behaviour or leak.
+// (an exception the CLI did not expect), no NaN printed, (via the sanitizers)
+// no memory error, undefined behaviour or leak, and for one check-mode input in
+// kFreshRunEvery, the same status, stdout and stderr from a fresh run_cli().
 //
 // Most inputs run in RunMode::check: the verb parses and validates its flags
 // and stops before it computes, so the fuzzer's time goes to parsing (about a
@@ -69,6 +70,11 @@ bool numbers_small(const std::string& arg, bool in_range) {
 /// One input in this many runs its verb to the end (see above): the full runs'
 /// accounting costs 10-30 ms an input under ASan, parsing about 1 ms.
 constexpr std::uint32_t kFullRunEvery = 16;
+
+/// One check-mode input in this many (by its hash) is run a second time by a
+/// fresh run_cli() and compared with the session's answer: a parser built per
+/// input costs several session inputs, so this is about a tenth of the time.
+constexpr std::uint32_t kFreshRunEvery = 64;
 
 /// FNV-1a of the input: which inputs run to the end, the same on every run.
 std::uint32_t input_hash(const std::uint8_t* data, std::size_t size) {
@@ -141,7 +147,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   args.insert(args.end(), words.begin(), words.end());
   if (args.size() > 64 || !dpb::fuzz::stays_in_scratch(args))
     return -1;  // -1: not added to the corpus
-  const bool full_run = input_hash(data, size) % kFullRunEvery == 0 && quick_to_run(args);
+  const std::uint32_t hash = input_hash(data, size);
+  const bool full_run = hash % kFullRunEvery == 0 && quick_to_run(args);
 
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -161,5 +168,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (e.find("\ndpbudget: error: internal error: ") != std::string::npos)
     dpb::fuzz::fail("internal error", err.str());
   if (dpb::fuzz::has_nan_token(out.str())) dpb::fuzz::fail("NaN in output", out.str());
+  // Some check-mode inputs again through a fresh run_cli(): the session must
+  // answer exactly as it does, or a reset left something of an earlier input.
+  if (!full_run && (hash / kFullRunEvery) % kFreshRunEvery == 0) {
+    std::ostringstream fresh_out, fresh_err;
+    const int fresh = dpb::cli::run_cli(static_cast<int>(argv.size()), argv.data(), fresh_out,
+                                        fresh_err, dpb::cli::RunMode::check);
+    if (fresh != status || fresh_out.str() != out.str() || fresh_err.str() != err.str())
+      dpb::fuzz::fail("the session's answer is not a fresh run_cli()'s",
+                      "session: " + std::to_string(status) + " " + err.str() +
+                          "fresh: " + std::to_string(fresh) + " " + fresh_err.str());
+  }
   return 0;
 }
