@@ -25,7 +25,6 @@ namespace {
 struct SessionRun {
   int status;
   std::string out, err;
-  bool operator==(const SessionRun&) const = default;
 };
 
 /// Runs `args` (without the program name) fresh, or in `session` when given.
