@@ -20,18 +20,13 @@ using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::Run;
 using dpb::test::run_dpbudget;
+using dpb::test::TempFile;
 using dpb::test::with;
 using nlohmann::json;
 
 namespace {
 
 const std::vector<std::string> kDpSgd = {"-q", "0.01", "--sigma", "1.1", "--steps", "10000"};
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/dpbudget_claims_" + std::to_string(::getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 /// The claims of a result row: what every verb must agree on.
 std::string claims_of(const json& row) {
@@ -101,9 +96,10 @@ TEST_CASE("gate: the recommended row decides, not every row") {
 }
 
 TEST_CASE("pld: an exponential mechanism's interval is named the accuracy, not a lower bound") {
-  const std::string spec = write_temp(
-      "em.json",
+  const TempFile spec_file(
+      "claims_em.json",
       R"({"self_composed":{"count":50,"event":{"exponential_mechanism":{"epsilon":0.3}}}})");
+  const std::string& spec = spec_file.path;
   const Run r = run_dpbudget({"epsilon", "--spec", spec, "--delta", "1e-5", "--accountant",
                               "rdp,pld", "--format", "json"});
   REQUIRE(r.status == 0);

@@ -32,8 +32,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli/app.hpp"
@@ -134,10 +136,19 @@ bool quick_to_run(const std::vector<std::string>& args) {
 
 }  // namespace
 
+namespace {
+/// The scratch directory the fuzzer runs in; removed when libFuzzer ends the
+/// run with exit() (a crash leaves it, beside the input that did it).
+char g_scratch[] = "/tmp/dpbudget-fuzz-XXXXXX";
+}  // namespace
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // A scratch directory for files the verbs may write (plot -o NAME).
-  char dir[] = "/tmp/dpbudget-fuzz-XXXXXX";
-  if (mkdtemp(dir) == nullptr || chdir(dir) != 0) std::abort();
+  if (mkdtemp(g_scratch) == nullptr || chdir(g_scratch) != 0) std::abort();
+  std::atexit([] {
+    std::error_code ignored;  // a directory that cannot be removed is only litter
+    std::filesystem::remove_all(g_scratch, ignored);
+  });
   return 0;
 }
 
