@@ -219,7 +219,9 @@ TEST_CASE("sweep CSV: the header is every column any row has, whether streamed o
   // with no solution (an error column), accumulation on some rows only and
   // --input lines go through the spool.
   const std::vector<std::vector<std::string>> sweeps{
-      {"-q", "0.001,0.02,0.1", "--sigma", "0.7,1.1", "--steps", "1,100,10000", "--delta",
+      // (Not q = 0.001: its rows have the same columns, and pld's grid for
+      // their small epsilon took two thirds of this case's time.)
+      {"-q", "0.02,0.05,0.1", "--sigma", "0.7,1.1", "--steps", "1,100,10000", "--delta",
        "1e-5,1e-8", "--accountant", "all"},
       {"--sampling", "without-replacement", "--dataset-size", "1000", "--batch-size", "10",
        "--sigma", "1", "--steps", "100,200", "--delta", "1e-5", "--accountant", "all"},
