@@ -94,13 +94,12 @@ double ComposedLoss::grid_epsilon(double d, bool upper_side) const {
     // Bisection on the continuous, nonincreasing profile.
     double hi = static_cast<double>(first_index + static_cast<std::int64_t>(period_)) * interval;
     double lo = std::min(static_cast<double>(first_index) * interval, 0.0) - 1;
-    SpectralTerms terms;  // the steps within one grid cell share them
-    if (spectral_delta(lo, terms) <= d) return upper_side ? lo : -kInf;
+    if (spectral_delta(lo) <= d) return upper_side ? lo : -kInf;
     for (int it = 0;
          it < kBisectionMaxSteps && hi - lo > kBisectionRelWidth * std::max(1.0, std::abs(hi));
          ++it) {
       const double mid = lo + (hi - lo) / 2;
-      (spectral_delta(mid, terms) <= d ? hi : lo) = mid;
+      (spectral_delta(mid) <= d ? hi : lo) = mid;
     }
     return upper_side ? hi : lo;
   }

@@ -143,18 +143,7 @@ class ComposedLoss {
  private:
   /// Deviation t with P(Σ(Y − X) > t) ≤ eta (Bernstein plus the bias).
   double deviation(double eta) const;
-  /// What spectral_delta's terms share at one j0 (the first grid index above
-  /// ε), per frequency: (e^{iφ} − 1)/(1 − e^{iθ}) and e^{iφ} − e^{−ΔM}. A
-  /// bisection on ε meets the same j0 again once its bracket lies within one
-  /// grid step (about half of grid_epsilon's steps), and these hold its sin,
-  /// cos and one of its two complex divisions per frequency; the sum is then
-  /// the same, operation for operation, as when they are computed anew.
-  struct SpectralTerms {
-    std::int64_t j0 = -1;
-    std::vector<std::complex<double>> rotated, damped_numerator;
-  };
   double spectral_delta(double epsilon) const;
-  double spectral_delta(double epsilon, SpectralTerms& terms) const;
   std::size_t period_ = 0;
   std::vector<std::size_t> freq_;
   std::vector<std::complex<double>> coef_, one_minus_rot_, one_minus_damped_;

@@ -317,11 +317,6 @@ ComposedLoss ComposedLoss::spectral(double step, std::int64_t first, std::size_t
 }
 
 double ComposedLoss::spectral_delta(double epsilon) const {
-  SpectralTerms terms;
-  return spectral_delta(epsilon, terms);
-}
-
-double ComposedLoss::spectral_delta(double epsilon, SpectralTerms& terms) const {
   // δ = Σ_{j ≥ j0} y_j (1 − c·e^{−Δ(j − j0)}), j0 the first index with l_j > ε,
   // c = e^{ε − l_{j0}}, M = N − j0 terms. Per coefficient (θ = 2πk/N, e^{iθN} = 1):
   //   A = Σ_{j=j0}^{N−1} e^{iθj} = (e^{iθ j0} − 1)/(1 − e^{iθ})          (k ≠ 0; A = M for k = 0)
@@ -337,31 +332,20 @@ double ComposedLoss::spectral_delta(double epsilon, SpectralTerms& terms) const 
   const double l0 = static_cast<double>(first_index + j0) * interval;
   const double c = std::exp(epsilon - l0);
   const auto m = static_cast<double>(n - j0);
-  if (terms.j0 != j0) {
-    // A's value and B's numerator depend on ε only through j0.
-    const double tail = std::exp(-interval * m);  // e^{−ΔM}
-    terms.j0 = j0;
-    terms.rotated.assign(freq_.size(), {});
-    terms.damped_numerator.assign(freq_.size(), {});
-    for (std::size_t i = 0; i < freq_.size(); ++i) {
-      const std::uint64_t k = freq_[i];
-      if (k == 0) continue;
+  const double tail = std::exp(-interval * m);  // e^{−ΔM}
+  double sum = 0;
+  for (std::size_t i = 0; i < freq_.size(); ++i) {
+    const std::uint64_t k = freq_[i];
+    std::complex<double> a_minus_b;
+    if (k == 0) {
+      a_minus_b = m - c * (-std::expm1(-interval * m)) / (-std::expm1(-interval));
+    } else {
       const auto turn = (k * static_cast<std::uint64_t>(j0)) % static_cast<std::uint64_t>(n);
       const double phi = 2 * std::numbers::pi * static_cast<double>(turn) / static_cast<double>(n);
       const double sh = std::sin(phi / 2), ch = std::cos(phi / 2);
       const std::complex<double> e0m1(-2 * sh * sh, 2 * sh * ch);  // e^{iφ} − 1
       const std::complex<double> e0 = e0m1 + 1.0;
-      terms.rotated[i] = e0m1 / one_minus_rot_[i];
-      terms.damped_numerator[i] = e0 - tail;
-    }
-  }
-  double sum = 0;
-  for (std::size_t i = 0; i < freq_.size(); ++i) {
-    std::complex<double> a_minus_b;
-    if (freq_[i] == 0) {
-      a_minus_b = m - c * (-std::expm1(-interval * m)) / (-std::expm1(-interval));
-    } else {
-      a_minus_b = terms.rotated[i] - c * terms.damped_numerator[i] / one_minus_damped_[i];
+      a_minus_b = e0m1 / one_minus_rot_[i] - c * (e0 - tail) / one_minus_damped_[i];
     }
     sum += (coef_[i] * a_minus_b).real();
   }
