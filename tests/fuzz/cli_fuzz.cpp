@@ -134,12 +134,10 @@ bool quick_to_run(const std::vector<std::string>& args) {
   return rows <= kQuickRows;
 }
 
-}  // namespace
-
-namespace {
 /// The scratch directory the fuzzer runs in; removed when libFuzzer ends the
 /// run with exit() (a crash leaves it, beside the input that did it).
 char g_scratch[] = "/tmp/dpbudget-fuzz-XXXXXX";
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
