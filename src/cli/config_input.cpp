@@ -17,14 +17,16 @@
 namespace dpb::cli {
 namespace {
 
-using Json = nlohmann::json;
+/// A line as nlohmann::json reads it: object keys in sorted order (the other
+/// CLI files keep input order with nlohmann::ordered_json, named Json there).
+using SortedJson = nlohmann::json;
 
 struct LineError {
   std::string message;
 };
 
-double real_value(const Json& obj, const char* key, const Domain& domain) {
-  const Json& v = obj.at(key);
+double real_value(const SortedJson& obj, const char* key, const Domain& domain) {
+  const SortedJson& v = obj.at(key);
   if (!v.is_number() || !domain.contains(v.get<double>()))
     throw LineError{std::string(key) + ": must be " + domain.description};
   return v.get<double>();
@@ -47,17 +49,18 @@ std::string allowed_keys() {
 /// dumps) sees it, and a key given twice in one object refused (JSON parsers
 /// disagree on which one wins). `where` names the text in messages ("on the
 /// line").
-Json parse_checked(const std::string& text, const std::string& where) {
+SortedJson parse_checked(const std::string& text, const std::string& where) {
   // The keys seen so far of each open object.
   std::vector<std::vector<std::string>> open_keys;
-  const Json obj = Json::parse(
+  const SortedJson obj = SortedJson::parse(
       text,
-      [&open_keys, &where](int depth, Json::parse_event_t event, Json& parsed) {
+      [&open_keys, &where](int depth, SortedJson::parse_event_t event, SortedJson& parsed) {
         if (depth > kMaxLineDepth)
           throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
-        if (event == Json::parse_event_t::object_start) open_keys.emplace_back();
-        if (event == Json::parse_event_t::object_end && !open_keys.empty()) open_keys.pop_back();
-        if (event == Json::parse_event_t::key && !open_keys.empty()) {
+        if (event == SortedJson::parse_event_t::object_start) open_keys.emplace_back();
+        if (event == SortedJson::parse_event_t::object_end && !open_keys.empty())
+          open_keys.pop_back();
+        if (event == SortedJson::parse_event_t::key && !open_keys.empty()) {
           const std::string key = parsed.get<std::string>();
           auto& seen = open_keys.back();
           if (std::find(seen.begin(), seen.end(), key) != seen.end())
@@ -73,7 +76,7 @@ Json parse_checked(const std::string& text, const std::string& where) {
 
 /// The run parameter keyed `key` of a line or phase, parsed into `run`; false
 /// when `key` is not a run parameter's.
-bool read_run_key(const std::string& key, const Json& value,
+bool read_run_key(const std::string& key, const SortedJson& value,
                   std::array<std::optional<ParamValue>, kRunParamCount>& run) {
   const RunParameter* p = run_parameter_keyed(key);
   if (p == nullptr) return false;
@@ -85,10 +88,10 @@ bool read_run_key(const std::string& key, const Json& value,
   return true;
 }
 
-PhaseInput parse_phase(const Json& obj);
+PhaseInput parse_phase(const SortedJson& obj);
 
 /// A line's `phases`: a non-empty array of at most kMaxPhases phase objects.
-std::vector<PhaseInput> parse_phases(const Json& value) {
+std::vector<PhaseInput> parse_phases(const SortedJson& value) {
   if (!value.is_array() || value.empty())
     throw LineError{"phases: must be a non-empty array of phase objects (as a --schedule file's)"};
   if (value.size() > kMaxPhases)
@@ -105,7 +108,7 @@ std::vector<PhaseInput> parse_phases(const Json& value) {
 }
 
 ConfigLine parse_line(const std::string& text, std::size_t line) {
-  const Json obj = parse_checked(text, "on the line");
+  const SortedJson obj = parse_checked(text, "on the line");
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
   ConfigLine c;
   c.line = line;
@@ -209,7 +212,7 @@ std::vector<std::string> phase_keys() {
 }
 
 /// One phase object (its 1-based number for messages).
-PhaseInput parse_phase(const Json& obj) {
+PhaseInput parse_phase(const SortedJson& obj) {
   if (!obj.is_object()) throw LineError{"expected a JSON object (one phase)"};
   PhaseInput phase;
   for (const auto& [key, value] : obj.items()) {
@@ -296,7 +299,7 @@ std::vector<PhaseInput> read_schedule(std::istream& in, const std::string& sourc
   std::vector<PhaseInput> phases;
   const auto first = all.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && all[first] == '[') {
-    Json array;
+    SortedJson array;
     try {
       array = parse_checked(all, "in a phase");
     } catch (const LineError& e) {
