@@ -54,12 +54,24 @@ inline constexpr int kWriteFailed = 5;
 /// way, must print the same digits.
 inline constexpr double kTwoDecimals = 0.005;
 
+/// The binary under test: $DPBUDGET_BINARY, which ctest sets to its build
+/// tree's dpbudget (tests/CMakeLists.txt: a sanitizer build links these
+/// tests' objects from another tree, compiled for that tree's binary), else
+/// the binary of the tree this file was compiled in (a run by hand).
+inline const std::string& dpbudget_binary() {
+  static const std::string path = [] {
+    const char* given = std::getenv("DPBUDGET_BINARY");
+    return std::string(given && *given ? given : DPBUDGET_BINARY);
+  }();
+  return path;
+}
+
 template <typename Args>
 inline Run run_dpbudget_args(const Args& args, const std::string& stdin_text = "") {
   std::string base = "/tmp/dpbudget_e2e_";
   base.append(std::to_string(::getpid()));
   std::ostringstream cmd;
-  cmd << shell_quote(DPBUDGET_BINARY);
+  cmd << shell_quote(dpbudget_binary());
   for (const auto& a : args) cmd << ' ' << shell_quote(a);
   if (!stdin_text.empty()) {
     std::ofstream(base + ".in") << stdin_text;

@@ -27,7 +27,7 @@ constexpr int kNoConfigurations = 6;
 /// dpbudget with `args` (already shell-quoted words) and stdout on /dev/full;
 /// the result's `out` is what it wrote on stderr.
 dpb::test::Run run_to_dev_full(const std::string& args) {
-  return run_shell("{ " + shell_quote(DPBUDGET_BINARY) + " " + args +
+  return run_shell("{ " + shell_quote(dpbudget_binary()) + " " + args +
                    " </dev/null 2>&1 >/dev/full; }");
 }
 
@@ -103,7 +103,7 @@ TEST_CASE("a streamed sweep stops at its first failed write, and | head still en
     const auto t1 = std::chrono::steady_clock::now();
     CHECK(std::chrono::duration<double>(t1 - t0).count() < kPromptSeconds);
     // SIGPIPE at its default: the sweep ends when head has its lines.
-    const auto head = run_shell(shell_quote(DPBUDGET_BINARY) + " " + big + " --format " + format +
+    const auto head = run_shell(shell_quote(dpbudget_binary()) + " " + big + " --format " + format +
                                 " 2>/dev/null | head -2");
     const auto t2 = std::chrono::steady_clock::now();
     CHECK(head.status == 0);

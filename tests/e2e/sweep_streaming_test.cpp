@@ -102,7 +102,7 @@ TEST_CASE("sweep rows reach stdout while later rows are computed, in every forma
     INFO(format);
     const std::string file = dir + "/both";
     const auto r =
-        run_shell("{ " + shell_quote(DPBUDGET_BINARY) +
+        run_shell("{ " + shell_quote(dpbudget_binary()) +
                   " sweep -q 0.01 --sigma 1 --steps 1:3000 --delta 1e-5 --accountant "
                   "rdp --max-epsilon " +
                   budget + " --format " + format + " >" + shell_quote(file) + " 2>&1; }");
@@ -280,7 +280,7 @@ TEST_CASE("the CSV spool honours TMPDIR, and a spool that cannot be written exit
   REQUIRE(f);
   std::fputs(input.c_str(), f);
   std::fclose(f);
-  const std::string sweep = shell_quote(DPBUDGET_BINARY) + " sweep --input " +
+  const std::string sweep = shell_quote(dpbudget_binary()) + " sweep --input " +
                             shell_quote(dir + "/configs.jsonl") + " --format csv";
   // --input lines may differ, so their CSV waits in a temporary file in TMPDIR.
   const auto ok = run_shell("TMPDIR=" + shell_quote(dir) + " " + sweep + " 2>/dev/null");
@@ -297,7 +297,7 @@ TEST_CASE("the CSV spool honours TMPDIR, and a spool that cannot be written exit
   CHECK(dpb::test::slurp(dir + "/out").empty());
   // A grid whose rows share their columns streams: it needs no temporary file.
   const auto grid =
-      run_shell("TMPDIR=" + shell_quote(missing) + " " + shell_quote(DPBUDGET_BINARY) +
+      run_shell("TMPDIR=" + shell_quote(missing) + " " + shell_quote(dpbudget_binary()) +
                 " sweep -q 0.01 --sigma 1,2 --steps 10,100 --delta 1e-5 --format "
                 "csv 2>/dev/null");
   CHECK(grid.status == 0);

@@ -89,7 +89,7 @@ TEST_CASE("colour: a bold header on a terminal only, never with NO_COLOR or TERM
   if (run_shell("command -v script >/dev/null").status != 0) {
     MESSAGE("script(1) not found: only the pipe case is checked");
   } else {
-    std::string cmd = shell_quote(DPBUDGET_BINARY);
+    std::string cmd = shell_quote(dpbudget_binary());
     for (const auto& a : kEpsilonRun) cmd += ' ' + a;
     auto on_tty = [&](const std::string& env) {
       return run_shell("env -u NO_COLOR " + env + " script -qec " + shell_quote(cmd) +
