@@ -353,8 +353,9 @@ SweepGrid::SweepGrid(const DpSgdFlags& f) {
 DpSgdValues SweepGrid::at(std::size_t i) const {
   DpSgdValues v = base_;
   // Mixed radix, the innermost (last) axis varying fastest; set outermost
-  // first so that later values win as in a nested loop.
-  std::vector<std::size_t> digit(axes_.size());
+  // first so that later values win as in a nested loop. At most one axis per
+  // run parameter, so the digits fit a fixed array (no allocation per row).
+  std::array<std::size_t, kRunParamCount> digit{};
   for (std::size_t a = axes_.size(); a-- > 0;) {
     digit[a] = i % axes_[a].second.size();
     i /= axes_[a].second.size();
