@@ -29,7 +29,7 @@ CalibrationSettings settings() { return {kTolerance, 1000}; }
 RunTarget at_delta(double delta) { return {Measure::epsilon, delta, 0}; }
 
 /// δ(ε) of n Gaussian releases of noise σ: √n/σ-GDP, exactly (50 digits).
-Mp gaussian_delta(double sigma, std::int64_t n, double epsilon) {
+Mp gaussian_delta_50(double sigma, std::int64_t n, double epsilon) {
   return mp_gdp_delta(boost::multiprecision::sqrt(Mp(n)) / Mp(sigma), Mp(epsilon));
 }
 
@@ -55,8 +55,8 @@ TEST_CASE(
     const auto solved = calibrate_ledger(gaussian_of(), RunUnknown::noise_multiplier, "gdp", {},
                                          epsilon, at_delta(delta), settings());
     CHECK(solved.guarantee.epsilon <= epsilon);
-    CHECK(gaussian_delta(solved.value, 1, epsilon) <= Mp(delta) * Mp(1 + 1e-9));
-    CHECK(gaussian_delta(solved.value * (1 - 2 * kTolerance), 1, epsilon) > Mp(delta));
+    CHECK(gaussian_delta_50(solved.value, 1, epsilon) <= Mp(delta) * Mp(1 + 1e-9));
+    CHECK(gaussian_delta_50(solved.value * (1 - 2 * kTolerance), 1, epsilon) > Mp(delta));
   }
 }
 
@@ -70,8 +70,8 @@ TEST_CASE("a marked count: the largest n with n Gaussian releases within the tar
       calibrate_ledger(ledger, RunUnknown::steps, "gdp", {}, epsilon, at_delta(delta), settings());
   const auto n = static_cast<std::int64_t>(solved.value);
   CHECK(static_cast<double>(n) == solved.value);
-  CHECK(gaussian_delta(sigma, n, epsilon) <= Mp(delta) * Mp(1 + 1e-9));
-  CHECK(gaussian_delta(sigma, n + 1, epsilon) > Mp(delta));
+  CHECK(gaussian_delta_50(sigma, n, epsilon) <= Mp(delta) * Mp(1 + 1e-9));
+  CHECK(gaussian_delta_50(sigma, n + 1, epsilon) > Mp(delta));
 }
 
 TEST_CASE("a marked Laplace scale meets the closed form b = 1/(epsilon - 2 log(1 - delta))") {
@@ -169,8 +169,8 @@ TEST_CASE("calibrate_split: each part meets its share exactly, the sums meet the
     CAPTURE(i);
     const double e_i = split.budget.epsilons[i], d_i = split.budget.deltas[i];
     const double sigma = split.parts[i].value;
-    CHECK(gaussian_delta(sigma, releases[i], e_i) <= Mp(d_i) * Mp(1 + 1e-9));
-    CHECK(gaussian_delta(sigma * (1 - 2 * kTolerance), releases[i], e_i) > Mp(d_i));
+    CHECK(gaussian_delta_50(sigma, releases[i], e_i) <= Mp(d_i) * Mp(1 + 1e-9));
+    CHECK(gaussian_delta_50(sigma * (1 - 2 * kTolerance), releases[i], e_i) > Mp(d_i));
     CHECK(split.parts[i].guarantee.delta == d_i);
     epsilons.push_back(split.parts[i].guarantee.epsilon);
   }

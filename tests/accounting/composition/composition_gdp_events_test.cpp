@@ -13,17 +13,18 @@
 #include "accounting/accountant.hpp"
 #include "accounting/events/events.hpp"
 #include "support/close.hpp"
+#include "support/limits.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpb::test::kInf;
 /// Two routes to the same bound (the same per-use profile reached from
 /// different kinds, or a closed form evaluated here): a few roundings plus
 /// the profiles' round-up (8 machine epsilons).
-constexpr double kSameBound = 1e-12;
+using dpb::test::kSameBound;
 std::unique_ptr<Accountant> make(const char* name, std::optional<Neighbouring> relation,
                                  CompositionMethod method = CompositionMethod::optimal) {
   AccountantOptions o;

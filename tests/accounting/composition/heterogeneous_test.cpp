@@ -15,6 +15,7 @@
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/events/events.hpp"
+#include "support/limits.hpp"
 
 using namespace dpb;
 
@@ -24,7 +25,7 @@ using Real = long double;
 
 /// Two routes to one bound: a few roundings and the round-ups of the code
 /// (8 machine epsilons per profile, 2(m + 4) u per sum).
-constexpr double kSameBound = 1e-12;
+using dpb::test::kSameBound;
 
 std::unique_ptr<Accountant> composition(CompositionMethod method,
                                         std::optional<Neighbouring> relation = std::nullopt) {
@@ -34,7 +35,7 @@ std::unique_ptr<Accountant> composition(CompositionMethod method,
   return make_accountant("composition", o);
 }
 
-double detail(const Guarantee& g, const std::string& key) {
+double detail_of(const Guarantee& g, const std::string& key) {
   for (const auto& [k, v] : g.details)
     if (k == key) return v;
   FAIL("no detail " << key);
@@ -75,7 +76,7 @@ TEST_CASE("heterogeneous basic composition is the sum of each use's epsilon at d
   acc->compose(*ledger_event(kLedger));
   const double delta = 1e-5;
   const Guarantee g = acc->epsilon(delta);
-  const Real d0 = detail(g, "delta_step");
+  const Real d0 = detail_of(g, "delta_step");
   CHECK(d0 <= Real(delta) / 80);
   CHECK(d0 >= Real(delta) / 80 * (1 - 1e-15L));
   Real sum = 0;
@@ -103,7 +104,7 @@ TEST_CASE("heterogeneous advanced composition is Kairouz, Oh and Viswanath's Thm
       acc->compose(*ledger_event(ledger));
       const double delta = 1e-6;
       const Guarantee g = acc->epsilon(delta);
-      const Real d0 = detail(g, "delta_step"), slack = detail(g, "delta_slack");
+      const Real d0 = detail_of(g, "delta_step"), slack = detail_of(g, "delta_slack");
       REQUIRE(slack > 0);
       // The theorem at the split reported, in long double.
       Real sum = 0, mean = 0, squares = 0, log_keep = 0;

@@ -104,7 +104,7 @@ std::vector<EventPtr> every_kind() {
 /// cannot compare infinities: non_private gives epsilon = inf).
 bool same(double a, double b) { return a == b || a == doctest::Approx(b).epsilon(1e-12); }
 
-constexpr double kDelta = 1e-5;
+constexpr double kKindsDelta = 1e-5;
 constexpr double kEpsilon = 0.5;  // below the unsampled samples' pure epsilon 1, so delta > 0
 
 }  // namespace
@@ -125,7 +125,7 @@ TEST_CASE("every accountant answers or refuses every event kind, with a reason")
       }
       ++answered;
       REQUIRE_NOTHROW(acc->compose(*event));
-      const Guarantee e = acc->epsilon(kDelta);
+      const Guarantee e = acc->epsilon(kKindsDelta);
       CHECK_FALSE(std::isnan(e.epsilon));
       const Guarantee d = acc->delta(kEpsilon);
       CHECK(d.delta >= 0);
@@ -162,13 +162,13 @@ TEST_CASE("self_composed of k equals the composed list of k copies, in every acc
         if (!self->supports(*repeated)) continue;
         self->compose(*repeated);
         list->compose(*copies);
-        const double a = self->epsilon(kDelta).epsilon;
-        const double b = list->epsilon(kDelta).epsilon;
+        const double a = self->epsilon(kKindsDelta).epsilon;
+        const double b = list->epsilon(kKindsDelta).epsilon;
         CHECK(same(a, b));
         // And compose(e, k) is the same again.
         auto counted = info.make(AccountantOptions{});
         counted->compose(*e, k);
-        CHECK(same(counted->epsilon(kDelta).epsilon, a));
+        CHECK(same(counted->epsilon(kKindsDelta).epsilon, a));
       }
     });
   }
@@ -179,7 +179,7 @@ TEST_CASE("a count of zero checks the event but adds nothing") {
     INFO("accountant ", info.name);
     auto acc = info.make(AccountantOptions{});
     acc->compose(*make_self_composed(0, make_gaussian(0.5)));
-    CHECK(acc->epsilon(kDelta).epsilon == 0);
+    CHECK(acc->epsilon(kKindsDelta).epsilon == 0);
     // A zero count of an unsupported event is still refused.
     const EventPtr nested = make_self_composed(
         0, make_poisson_sampled(0.1, make_poisson_sampled(0.5, make_gaussian(1))));

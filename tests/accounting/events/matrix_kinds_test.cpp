@@ -21,6 +21,7 @@
 #include "accounting/numerics/outward.hpp"
 #include "support/analytic_gaussian.hpp"
 #include "support/close.hpp"
+#include "support/limits.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;
@@ -30,8 +31,8 @@ namespace {
 /// Two routes to the same Gaussian (σ/Δ rounded down against the quotient
 /// rounded to nearest, one ulp apart; the tree's √depth against Δ = √depth):
 /// a few roundings through each accountant's formulas.
-constexpr double kSameBound = 1e-12;
-constexpr double kDelta = 1e-5;
+using dpb::test::kSameBound;
+constexpr double kMatrixDelta = 1e-5;
 
 const std::vector<std::optional<Neighbouring>> kRelations = {std::nullopt, Neighbouring::add_remove,
                                                              Neighbouring::replace_one,
@@ -47,7 +48,7 @@ std::unique_ptr<Accountant> make(const std::string& name, std::optional<Neighbou
   return make_accountant(name, o);
 }
 
-/// ε at kDelta and δ at ε = 0.5 of `e`, or nullopt when refused.
+/// ε at kMatrixDelta and δ at ε = 0.5 of `e`, or nullopt when refused.
 struct Answer {
   double epsilon;
   double delta;
@@ -57,10 +58,10 @@ std::optional<Answer> answer(const std::string& name, std::optional<Neighbouring
   auto acc = make(name, relation);
   if (acc->unsupported_reason(*e)) return std::nullopt;
   acc->compose(*e);
-  return Answer{acc->epsilon(kDelta).epsilon, acc->delta(0.5).delta};
+  return Answer{acc->epsilon(kMatrixDelta).epsilon, acc->delta(0.5).delta};
 }
 
-bool same(double a, double b) { return a == b || close_rel(a, b, kSameBound); }
+bool agree(double a, double b) { return a == b || close_rel(a, b, kSameBound); }
 
 /// Checks that `a` and `b` get the same answer (or the same refusal) from
 /// every accountant under every relation; returns how many answered.
@@ -74,8 +75,8 @@ int check_same_everywhere(const EventPtr& a, const EventPtr& b) {
       REQUIRE(x.has_value() == y.has_value());
       if (!x) continue;
       ++answered;
-      CHECK(same(x->epsilon, y->epsilon));
-      CHECK(same(x->delta, y->delta));
+      CHECK(agree(x->epsilon, y->epsilon));
+      CHECK(agree(x->delta, y->delta));
     }
   return answered;
 }
@@ -133,7 +134,7 @@ TEST_CASE("matrix_mechanism against the analytic Gaussian's closed form") {
     // gdp: μ = factor·Δ/σ exactly, and its δ(ε) is the closed form.
     auto gdp = make("gdp", relation);
     gdp->compose(*matrix(sigma, sens));
-    CHECK(close_rel(mu_of(gdp->epsilon(kDelta)), factor * sens / sigma, 1e-15));
+    CHECK(close_rel(mu_of(gdp->epsilon(kMatrixDelta)), factor * sens / sigma, 1e-15));
     CHECK(close_rel(gdp->delta(eps).delta, exact, 1e-9));
     // composition of one Gaussian step: an upper bound on the exact profile
     // (its own margin is ~2e-7 relative here).
@@ -219,14 +220,14 @@ TEST_CASE("banded_matrix_factorization is DP-SGD over ceil(T/b) rounds, in every
       more->compose(*make_dp_sgd(c.q, c.sigma, c.rounds + 1));
       auto run = make("rdp", std::nullopt);
       run->compose(*b);
-      CHECK(more->epsilon(kDelta).epsilon > run->epsilon(kDelta).epsilon);
+      CHECK(more->epsilon(kMatrixDelta).epsilon > run->epsilon(kMatrixDelta).epsilon);
     }
   }
   // q = 1: ⌈T/b⌉ unsampled Gaussians, μ = √rounds/σ exactly (Dong, Roth & Su
   // 2022, Cor. 3.3); q = 0 and T = 0: no loss.
   auto gdp = make("gdp", std::nullopt);
   gdp->compose(*banded(1.0, 2.0, 100, 8));  // 13 rounds
-  CHECK(close_rel(mu_of(gdp->epsilon(kDelta)), std::sqrt(13.0) / 2.0, 1e-15));
+  CHECK(close_rel(mu_of(gdp->epsilon(kMatrixDelta)), std::sqrt(13.0) / 2.0, 1e-15));
   for (const auto& info : accountants()) {
     INFO("accountant ", info.name);
     for (const EventPtr& none : {banded(0.0, 1.0, 100, 4), banded(0.1, 1.0, 0, 4)}) {
@@ -255,8 +256,8 @@ TEST_CASE(
         if (!t) continue;  // the tree has no add_remove analysis, pld none
         const auto m = answer(info.name, relation, mm);
         REQUIRE(m.has_value());
-        CHECK(same(t->epsilon, m->epsilon));
-        CHECK(same(t->delta, m->delta));
+        CHECK(agree(t->epsilon, m->epsilon));
+        CHECK(agree(t->delta, m->delta));
         ++both;
       }
     CHECK(both == 6);  // rdp, gdp, composition under replace_one and replace_special
@@ -274,7 +275,7 @@ TEST_CASE("a ledger mixing the matrix kinds with DP-SGD phases is the compositio
   // Unsampled Gaussians only: μ² adds (Dong, Roth & Su 2022, Cor. 3.3).
   auto gdp = make("gdp", std::nullopt);
   gdp->compose(*make_composed({matrix(2.0, 1.5), make_self_composed(4, make_gaussian(3.0))}));
-  CHECK(close_rel(mu_of(gdp->epsilon(kDelta)), std::sqrt(0.75 * 0.75 + 4.0 / 9.0), 1e-15));
+  CHECK(close_rel(mu_of(gdp->epsilon(kMatrixDelta)), std::sqrt(0.75 * 0.75 + 4.0 / 9.0), 1e-15));
   // The banded run fixes add/remove as DP-SGD does: beside a phase of fixed
   // batches (replace-one) rdp refuses the mix, as it does for DP-SGD.
   const EventPtr fixed =

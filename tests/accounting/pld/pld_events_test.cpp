@@ -20,13 +20,14 @@
 #include "accounting/pld/pld.hpp"
 #include "accounting/pld/pld_accountant.hpp"
 #include "support/analytic_gaussian.hpp"
+#include "support/limits.hpp"
 #include "support/reference.hpp"
 
 namespace {
 
 using namespace dpb;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpb::test::kInf;
 /// events.csv: an `interval` row holds when lower ≤ v(1 + 1e-3) and
 /// upper ≥ v(1 − 1e-3); an `at_most` row when upper ≤ v(1 + 1e-3).
 constexpr double kRowTolerance = 1e-3;

@@ -26,13 +26,13 @@ namespace {
 
 /// Gauss–Kronrod (61 points, adaptive) to 1e-13 relative: far finer than the
 /// PLD tolerances (≥ 1e-3) it is compared with.
-constexpr double kQuadratureTolerance = 1e-13;
+constexpr double kWorQuadratureTolerance = 1e-13;
 /// The integrals run over ±kSpan standard deviations around the means: the
 /// Gaussian mass beyond 40 standard deviations is below 1e-340.
 constexpr double kSpan = 40;
 /// The PLD accountant's tolerance in the grid test (the order of the bounds
 /// matters there, not their last digits; keeps it fast).
-constexpr double kGridTolerance = 1e-2;
+constexpr double kWorGridTolerance = 1e-2;
 /// Relative slack for comparing two sound intervals' ends computed on
 /// different grids: each end is rounded outward, so no slack is needed for
 /// soundness; this only absorbs the last ulps of the comparison itself.
@@ -76,7 +76,7 @@ double hockey_stick(F f, G g, double eps, double s) {
   double total = 0;
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
     total += boost::math::quadrature::gauss_kronrod<double, 61>::integrate(
-        integrand, cuts[i], cuts[i + 1], 20, kQuadratureTolerance);
+        integrand, cuts[i], cuts[i + 1], 20, kWorQuadratureTolerance);
   return total;
 }
 
@@ -122,7 +122,7 @@ TEST_CASE(
              {std::optional<Neighbouring>{}, std::optional{Neighbouring::replace_one},
               std::optional{Neighbouring::add_remove}}) {
           const auto acc =
-              composed("pld", fixed_size_run(1000, b, sigma, 1), relation, kGridTolerance);
+              composed("pld", fixed_size_run(1000, b, sigma, 1), relation, kWorGridTolerance);
           const Guarantee g = acc->delta(eps);
           INFO("B ", b, ", sigma ", sigma, ", eps ", eps, ", relation ",
                relation ? std::string(to_string(*relation)) : "inferred", ": [",
@@ -131,7 +131,7 @@ TEST_CASE(
           CHECK(g.lower_end == LowerEnd::lower_bound);
           CHECK(*g.delta_lower <= truth);
           CHECK(truth <= g.delta);
-          CHECK(g.delta <= truth * (1 + 2 * kGridTolerance));  // one step: tight up to the grid
+          CHECK(g.delta <= truth * (1 + 2 * kWorGridTolerance));  // one step: tight up to the grid
           CHECK(g.neighbouring == (relation == Neighbouring::add_remove
                                        ? Neighbouring::add_remove
                                        : Neighbouring::replace_one));
@@ -200,9 +200,9 @@ TEST_CASE("fixed-size batches: the interval lies between the attained pair and R
         for (Neighbouring relation : {Neighbouring::replace_one, Neighbouring::add_remove}) {
           const double q = static_cast<double>(b) / static_cast<double>(kN);
           const EventPtr run = fixed_size_run(kN, b, sigma, steps);
-          const Guarantee g = composed("pld", run, relation, kGridTolerance)->epsilon(kDelta);
+          const Guarantee g = composed("pld", run, relation, kWorGridTolerance)->epsilon(kDelta);
           const Guarantee attained = composed("pld", make_dp_sgd(q, sigma / 2, steps),
-                                              Neighbouring::add_remove, kGridTolerance)
+                                              Neighbouring::add_remove, kWorGridTolerance)
                                          ->epsilon(kDelta);
           const Guarantee rdp =
               relation == Neighbouring::replace_one

@@ -17,13 +17,14 @@
 #include "accounting/events/events.hpp"
 #include "accounting/rdp/rdp.hpp"
 #include "support/close.hpp"
+#include "support/limits.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpb::test::kInf;
 
 /// events.csv's `rdp` check: ours ≤ value·(1 + 1e-6) (never above the peer
 /// beyond round-off) and ≥ value·(1 − 5e-3) (ours may be tighter where the
@@ -31,7 +32,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kAboveReference = 1e-6;
 constexpr double kBelowReference = 5e-3;
 /// Agreement of two evaluations of the same bound by different formulas.
-constexpr double kSameBound = 1e-12;
+using dpb::test::kSameBound;
 /// Two double formulas of the same divergence, each rounded up by 16 u of
 /// its terms' magnitude (up to ~400 at order 1024).
 constexpr double kTwoFormulas = 1e-12;

@@ -18,6 +18,7 @@
 #include "accounting/numerics/log_math.hpp"
 #include "accounting/rdp/rdp_accountant.hpp"
 #include "support/close.hpp"
+#include "support/limits.hpp"
 #include "support/reference.hpp"
 
 namespace {
@@ -26,7 +27,7 @@ using dpb::RdpConversion;
 using dpb::test::close_rel;
 using dpb::test::read_reference_csv;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpb::test::kInf;
 
 std::vector<double> range(double from, double to, double step) {
   std::vector<double> out;

@@ -20,13 +20,14 @@
 #include "accounting/rdp/rdp_accountant.hpp"
 #include "accounting/rdp/rdp_without_replacement.hpp"
 #include "support/close.hpp"
+#include "support/limits.hpp"
 
 namespace {
 
 using dpb::rdp_sampled_without_replacement_gaussian;
 using dpb::test::close_rel;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpb::test::kInf;
 
 /// Sensitivity convention (header): σ is relative to the clipping norm, the
 /// replace-one sensitivity is 2, so the unsampled Gaussian has ρ(α) = 2α/σ².
