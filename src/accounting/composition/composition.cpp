@@ -8,13 +8,13 @@
 #include <string>
 
 #include "accounting/errors.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/normal.hpp"
 #include "accounting/numerics/outward.hpp"
 
 namespace dpb {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLog2Pi = 1.8378770664093454836;
 /// One unit in the last place, relative (2^-52): the first step of every nudge below.
 constexpr double kUlp = 0x1p-52;

@@ -14,6 +14,7 @@
 #include "accounting/events/neighbouring.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/mechanisms/laplace_mechanism.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/outward.hpp"
 
 namespace dpb {
@@ -24,7 +25,6 @@ using detail::collect_steps;
 using detail::CollectedSteps;
 
 using Step = CompositionAccountant::Step;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The search for the split of the total δ between the steps (δ0) and the
 // theorem. Every split gives a valid bound; these settings only trade how

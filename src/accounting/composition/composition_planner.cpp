@@ -10,6 +10,7 @@
 
 #include "accounting/events/event_walk.hpp"
 #include "accounting/events/mixture_dominance.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/outward.hpp"
 
 namespace dpb::detail {
@@ -20,7 +21,6 @@ constexpr int kRandomizedResponseUlps = 8;
 
 using Step = CompositionAccountant::Step;
 using Ledger = CompositionAccountant::Ledger;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Every leaf kind, explicitly (no catch-all: a new kind must be added here).
 /// A leaf becomes one Step: its per-use (ε0, δ0) profile, amplified when

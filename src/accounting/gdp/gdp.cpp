@@ -8,13 +8,13 @@
 #include <limits>
 
 #include "accounting/errors.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/normal.hpp"
 #include "accounting/numerics/outward.hpp"
 
 namespace dpb {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 /// The largest finite double: the upper end of a bracket that would overflow.
 constexpr double kLargest = std::numeric_limits<double>::max();
 
@@ -24,13 +24,13 @@ void check_mu(double mu) {
 void check_epsilon(double epsilon) {
   if (!(epsilon >= 0)) throw InvalidParameter("epsilon", "must be a number >= 0");
 }
-void check_delta(double delta) {
+void check_gdp_delta(double delta) {
   if (!(delta >= 0 && delta <= 1)) throw InvalidParameter("delta", "must be in [0, 1]");
 }
 void check_q(double q) {
   if (!(q >= 0 && q <= 1)) throw InvalidParameter("sampling_probability", "must be in [0, 1]");
 }
-void check_sigma(double sigma) {
+void check_gdp_sigma(double sigma) {
   if (!(sigma > 0)) throw InvalidParameter("noise_multiplier", "must be a number > 0");
 }
 void check_steps(double steps) {
@@ -75,7 +75,7 @@ constexpr double kQuadratureTruncation = 1e-16;
 /// Φ(x) (detail::norm_cdf) for an exact x: erfc (a few ε) and a halving.
 constexpr double kPhiUlps = 8;
 /// exp of an upper bound on log δ is stepped past exp's rounding (≤ 1 ulp).
-constexpr int kExpUlps = 2;
+constexpr int kGdpExpUlps = 2;
 /// The first-order bounds above are doubled to cover the second-order terms
 /// (products of two rounding errors) the analysis drops.
 constexpr double kSecondOrder = 2;
@@ -154,20 +154,20 @@ double gdp_delta(double mu, double epsilon) {
   if (ld == -kInf) return 0;  // exactly: μ = 0 or ε = ∞
   const double d = std::exp(ld);
   if (d == 0) return std::numeric_limits<double>::denorm_min();  // underflow: still a bound
-  return std::min(1.0, outward::up(d, kExpUlps));
+  return std::min(1.0, outward::up(d, kGdpExpUlps));
 }
 
 double gdp_epsilon(double mu, double delta) {
   check_mu(mu);
-  check_delta(delta);
+  check_gdp_delta(delta);
   if (mu == 0 || delta >= 1) return 0;
   if (mu == kInf) return kInf;
   if (delta == 0) return kInf;
   // log δ rounds by ≤ 1 ulp (≤ 2u relative): a target lower by that is below
-  // the exact log δ; lower by kExpUlps ulps of δ more (≤ 4u each) so that
+  // the exact log δ; lower by kGdpExpUlps ulps of δ more (≤ 4u each) so that
   // gdp_delta() at the returned ε, exp stepped up, is still ≤ δ.
   double log_target = std::log(delta);
-  log_target -= 2 * kUnitRoundoff * std::abs(log_target) + 4 * kExpUlps * kUnitRoundoff;
+  log_target -= 2 * kUnitRoundoff * std::abs(log_target) + 4 * kGdpExpUlps * kUnitRoundoff;
   if (gdp_log_delta(mu, 0) <= log_target) return 0;
   // δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ once ε ≥ μ²/2 − μ·Φ⁻¹(δ): an upper end of the bracket.
   // For μ past ~1e154 that end overflows: the bracket then ends at the
@@ -216,14 +216,14 @@ double gdp_group(double mu, std::int64_t k) {
 }
 
 double gdp_gaussian_mu(double sigma, double sensitivity) {
-  check_sigma(sigma);
+  check_gdp_sigma(sigma);
   if (!(sensitivity > 0)) throw InvalidParameter("sensitivity", "must be a number > 0");
   return outward::quotient_up(sensitivity, sigma);  // δ(ε) grows with μ: rounded up
 }
 
 double gdp_clt_mu_poisson(double q, double sigma, double steps) {
   check_q(q);
-  check_sigma(sigma);
+  check_gdp_sigma(sigma);
   check_steps(steps);
   if (q == 0 || steps == 0) return 0;
   return q * std::sqrt(steps * std::expm1(1 / (sigma * sigma)));
@@ -231,7 +231,7 @@ double gdp_clt_mu_poisson(double q, double sigma, double steps) {
 
 double gdp_clt_mu_uniform(double q, double sigma, double steps) {
   check_q(q);
-  check_sigma(sigma);
+  check_gdp_sigma(sigma);
   check_steps(steps);
   if (q == 0 || steps == 0) return 0;
   // e^{s²}Φ(1.5s) + 3Φ(−0.5s) − 2 with s = 1/σ, rewritten to avoid cancelling
@@ -255,7 +255,7 @@ double gdp_tradeoff(double mu, double x) {
 
 double eps_delta_tradeoff(double epsilon, double delta, double x) {
   check_epsilon(epsilon);
-  check_delta(delta);
+  check_gdp_delta(delta);
   if (!(x >= 0 && x <= 1)) throw InvalidParameter("x", "must be in [0, 1]");
   // a = 1 - delta - e^eps x with e^eps x as exp(eps + log x): e^eps overflows
   // past eps ~ 709.78 where e^eps x need not, and at x = 0 the term is 0, not

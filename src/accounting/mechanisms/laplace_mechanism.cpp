@@ -17,7 +17,7 @@ constexpr int kLog1pUlps = 2;
 void check_scale(double b) {
   if (!(b > 0)) throw InvalidParameter("scale", "must be a number > 0");
 }
-void check_sensitivity(double s) {
+void check_laplace_sensitivity(double s) {
   if (!(s > 0) || !std::isfinite(s))
     throw InvalidParameter("sensitivity", "must be a finite number > 0");
 }
@@ -26,7 +26,7 @@ void check_sensitivity(double s) {
 
 double laplace_scale(double epsilon, double sensitivity) {
   if (!(epsilon > 0)) throw InvalidParameter("epsilon", "must be a number > 0");
-  check_sensitivity(sensitivity);
+  check_laplace_sensitivity(sensitivity);
   double b = sensitivity / epsilon;  // within half an ulp of the quotient
   if (std::fma(b, epsilon, -sensitivity) < 0) b = std::nextafter(b, INFINITY);
   return b;
@@ -34,7 +34,7 @@ double laplace_scale(double epsilon, double sensitivity) {
 
 double laplace_pure_epsilon(double scale, double sensitivity) {
   check_scale(scale);
-  check_sensitivity(sensitivity);
+  check_laplace_sensitivity(sensitivity);
   double eps = sensitivity / scale;  // within half an ulp of the quotient
   if (std::fma(eps, scale, -sensitivity) < 0) eps = std::nextafter(eps, INFINITY);
   return eps;
@@ -42,7 +42,7 @@ double laplace_pure_epsilon(double scale, double sensitivity) {
 
 double laplace_delta(double scale, double epsilon, double sensitivity) {
   check_scale(scale);
-  check_sensitivity(sensitivity);
+  check_laplace_sensitivity(sensitivity);
   if (!(epsilon >= 0)) throw InvalidParameter("epsilon", "must be a number >= 0");
   // ε₀ rounded up (δ grows with ε₀); the exact ε₀ may still exceed a rounded
   // one that ε reaches, so compare with the rounded-up value.
@@ -56,7 +56,7 @@ double laplace_delta(double scale, double epsilon, double sensitivity) {
 
 double laplace_epsilon(double scale, double delta, double sensitivity) {
   check_scale(scale);
-  check_sensitivity(sensitivity);
+  check_laplace_sensitivity(sensitivity);
   if (!(delta >= 0 && delta <= 1)) throw InvalidParameter("delta", "must be in [0, 1]");
   const double eps0 = laplace_pure_epsilon(scale, sensitivity);  // rounded up
   if (delta >= 1) return 0;

@@ -127,6 +127,7 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
     };
     if (c == 0) {
       const std::size_t count = cand ? cand->size() : h;
+      alive.reserve(count);  // one allocation: growing it would copy and touch it again
       for (std::size_t i = 0; i < count; ++i) {
         Survivor s{cand ? (*cand)[i] : i, i, 0, 0, 0, 0};
         if (update(s)) alive.push_back(s);

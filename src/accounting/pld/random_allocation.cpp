@@ -58,15 +58,13 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/fft.hpp"
 #include "accounting/numerics/normal.hpp"
 
 namespace dpb {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-/// Unit round-off u of double.
-constexpr double kU = std::numeric_limits<double>::epsilon() / 2;
 /// P-mass per epoch given up to each of (b) truncation and (c) wrap-around:
 /// with E epochs the bounds move δ by at most ~2E·1e-12, far below any δ
 /// asked for in practice (1e-5 … 1e-10) and below the grid's own error.

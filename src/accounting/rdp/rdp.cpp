@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/log_math.hpp"
 #include "accounting/numerics/multiprecision.hpp"
 
@@ -30,8 +31,6 @@ namespace dpb {
 namespace {
 
 namespace lm = logmath;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Accept an evaluation when its estimated relative error in log A is below this.
 constexpr double kTargetRelErr = 4e-12;

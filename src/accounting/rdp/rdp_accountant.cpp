@@ -7,6 +7,7 @@
 #include <string>
 
 #include "accounting/errors.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/rdp/rdp.hpp"
 #include "accounting/rdp/rdp_curves.hpp"
 #include "accounting/rdp/rdp_planner.hpp"
@@ -35,7 +36,6 @@ double plan_log1m_delta(const RdpPlan& plan) {
 /// Relative rounding of the δ_extra conversions (a log1p, an expm1 and a
 /// difference: a few u; 8 machine epsilons cover them).
 constexpr double kExtraDeltaRounding = 8 * std::numeric_limits<double>::epsilon();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// δ' with 1 − δ = (1 − δ')(1 − δ_extra), rounded down; ≤ 0 when δ ≤ δ_extra.
 double effective_delta(double delta, double log1m_extra) {

@@ -10,6 +10,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/events/neighbouring.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/rdp/rdp.hpp"
 #include "accounting/rdp/rdp_events.hpp"
 #include "accounting/rdp/rdp_without_replacement.hpp"
@@ -69,8 +70,6 @@ const std::vector<double>& wor_gaussian_curve(double ratio, double sigma,
       {ratio, sigma, orders, rdp_sampled_without_replacement_gaussian(ratio, sigma, orders)});
   return cache.front().curve;
 }
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Leaves without sampling hold under either relation, with the sensitivity of
 // that relation (docs/sampling.md#relations): σ and b (and the discrete mechanisms' noise) are

@@ -22,6 +22,7 @@
 #include <limits>
 
 #include "accounting/errors.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/log_math.hpp"
 #include "accounting/numerics/multiprecision.hpp"
 #include "accounting/rdp/rdp.hpp"
@@ -30,9 +31,6 @@ namespace dpb {
 namespace {
 
 namespace lm = logmath;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kU = std::numeric_limits<double>::epsilon() / 2;  // unit round-off
 
 /// Double-precision results are rounded up by this many units of round-off
 /// of the magnitude of their terms: more than the handful of roundings in
@@ -57,7 +55,7 @@ constexpr double kGammaRelTol = 1e-12;
 /// Cap on bisection steps (each halves the bracket; 2000 cover every double).
 constexpr int kMaxBisection = 2000;
 
-void check_order(double alpha) {
+void check_event_order(double alpha) {
   if (!(alpha > 1) || std::isnan(alpha))
     throw InvalidParameter("orders", "every order must be > 1");
 }
@@ -76,7 +74,7 @@ double round_up(double d, double magnitude) { return d + kRoundUlps * kU * magni
 }  // namespace
 
 double rdp_pure_dp(double epsilon, double alpha) {
-  check_order(alpha);
+  check_event_order(alpha);
   if (!(epsilon >= 0)) throw InvalidParameter("epsilon", "must be >= 0");
   if (epsilon == 0) return 0;
   if (std::isinf(epsilon) || std::isinf(alpha)) return epsilon;
@@ -106,7 +104,7 @@ double rdp_pure_dp(double epsilon, double alpha) {
 }
 
 double rdp_zcdp(double xi, double rho, double alpha) {
-  check_order(alpha);
+  check_event_order(alpha);
   const double v = xi + rho * alpha;  // [BS16] Def. 1.1
   return round_up(v, v);
 }
@@ -127,7 +125,7 @@ double exponential_mechanism_xi(double epsilon) {
 }
 
 double rdp_exponential_mechanism(double epsilon, double alpha) {
-  check_order(alpha);
+  check_event_order(alpha);
   if (!(epsilon >= 0)) throw InvalidParameter("epsilon", "must be >= 0");
   if (epsilon == 0) return 0;
   if (epsilon > kMaxBoundedRangeEpsilon) return epsilon;  // ε-DP: D_α ≤ D_∞ = ε
@@ -139,7 +137,7 @@ double rdp_exponential_mechanism(double epsilon, double alpha) {
 }
 
 double rdp_randomized_response_replace_one(double p, std::int64_t k, double alpha) {
-  check_order(alpha);
+  check_event_order(alpha);
   if (k == 1 || p == 1) return 0;  // the output does not depend on the record
   if (p == 0) return kInf;         // the bucket is released: disjoint supports
   const double kd = static_cast<double>(k);
@@ -162,7 +160,7 @@ double rdp_randomized_response_replace_one(double p, std::int64_t k, double alph
 }
 
 double rdp_randomized_response_replace_special(double p, std::int64_t k, double alpha) {
-  check_order(alpha);
+  check_event_order(alpha);
   if (k == 1 || p == 1) return 0;
   if (p == 0) return kInf;  // D_α(U‖P) is infinite: P puts no mass off the true bucket
   // P = (1 − p + p/k, p/k, ...), U uniform; kP takes a = 1 + (k−1)(1−p) (one
@@ -223,7 +221,7 @@ std::vector<double> rdp_repeat_and_select(std::span<const double> orders,
                                           double shape) {
   if (orders.size() != inner.size() || orders.empty())
     throw InvalidParameter("orders", "orders and RDP values must have the same, non-zero length");
-  for (double a : orders) check_order(a);
+  for (double a : orders) check_event_order(a);
   const std::size_t n = orders.size();
   std::vector<double> out(n, kInf);
   const double log_mean = std::log(mean);

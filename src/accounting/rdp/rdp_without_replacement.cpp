@@ -63,6 +63,7 @@
 
 #include "accounting/errors.hpp"
 #include "accounting/events/neighbouring.hpp"
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/numerics/log_math.hpp"
 
 namespace dpb {
@@ -71,7 +72,6 @@ namespace {
 namespace lm = logmath;
 using ld = long double;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr ld kInfL = std::numeric_limits<ld>::infinity();
 constexpr ld kUnitL = std::numeric_limits<ld>::epsilon() / 2;
 constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;

@@ -15,7 +15,7 @@ namespace {
 
 /// Bisection steps of the one-run ε search: 2^-80 of the bracket, far below
 /// any printed digit.
-constexpr int kBisectionSteps = 80;
+constexpr int kAuditBisectionSteps = 80;
 /// Largest ε searched by the one-run audit: e^60 guesses right out of 1 is
 /// beyond any count a double holds exactly.
 constexpr double kMaxAuditEpsilon = 60;
@@ -193,7 +193,7 @@ double one_run_epsilon_lower(std::int64_t m, std::int64_t r, std::int64_t v, dou
     hi *= 2;
     if (hi > kMaxAuditEpsilon) return lo;
   }
-  for (int k = 0; k < kBisectionSteps; ++k) {
+  for (int k = 0; k < kAuditBisectionSteps; ++k) {
     const double mid = (lo + hi) / 2;
     (one_run_p_value(m, r, v, mid, delta) < target ? lo : hi) = mid;
   }
