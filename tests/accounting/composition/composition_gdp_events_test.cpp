@@ -13,10 +13,12 @@
 #include "accounting/accountant.hpp"
 #include "accounting/events/events.hpp"
 #include "support/close.hpp"
+#include "support/guarantee.hpp"
 #include "support/limits.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;
+using dpb::test::detail_of;
 
 namespace {
 
@@ -38,13 +40,6 @@ double eps(const char* name, const EventPtr& e, std::optional<Neighbouring> rela
   auto acc = make(name, relation, method);
   acc->compose(*e);
   return acc->epsilon(delta).epsilon;
-}
-
-double detail(const Guarantee& g, const std::string& key) {
-  for (const auto& [k, v] : g.details)
-    if (k == key) return v;
-  FAIL("no detail " << key);
-  return 0;
 }
 
 const auto kAr = Neighbouring::add_remove;
@@ -188,22 +183,22 @@ TEST_CASE("gdp: the new kinds and the neighbouring relation") {
   SUBCASE("gaussian: mu = s / sigma") {
     auto acc = make("gdp", kRo);
     acc->compose(*make_gaussian(4.0));
-    CHECK(detail(acc->epsilon(1e-5), "mu") == 0.5);
+    CHECK(detail_of(acc->epsilon(1e-5), "mu") == 0.5);
     CHECK(acc->epsilon(1e-5).neighbouring == kRo);
     auto ar = make("gdp", kRs);
     ar->compose(*make_gaussian(4.0));
-    CHECK(detail(ar->epsilon(1e-5), "mu") == 0.25);
+    CHECK(detail_of(ar->epsilon(1e-5), "mu") == 0.25);
   }
   SUBCASE("tree aggregation: mu = s sqrt(depth) / sigma exactly") {
     const auto tree = make_event(SingleEpochTreeAggregationEvent{2.0, {100}});  // depth 7
     auto rs = make("gdp", kRs);
     rs->compose(*tree);
     const Guarantee g = rs->epsilon(1e-5);
-    CHECK(close_rel(detail(g, "mu"), std::sqrt(7.0) / 2, kSameBound));
+    CHECK(close_rel(detail_of(g, "mu"), std::sqrt(7.0) / 2, kSameBound));
     CHECK(g.bound == BoundKind::upper);
     auto ro = make("gdp", kRo);
     ro->compose(*tree);
-    CHECK(close_rel(detail(ro->epsilon(1e-5), "mu"), std::sqrt(7.0), kSameBound));
+    CHECK(close_rel(detail_of(ro->epsilon(1e-5), "mu"), std::sqrt(7.0), kSameBound));
     CHECK(make("gdp", std::nullopt)->unsupported_reason(*tree));
     CHECK(make("gdp", kAr)->unsupported_reason(*tree));
   }

@@ -11,10 +11,12 @@
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "accounting/mechanisms/laplace_mechanism.hpp"
 #include "support/close.hpp"
+#include "support/guarantee.hpp"
 #include "support/reference.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;
+using dpb::test::detail_of;
 
 namespace {
 
@@ -231,9 +233,7 @@ TEST_CASE("composition accountant: the Abadi configuration") {
   CHECK(g.bound == BoundKind::upper);
   // Independent bracket: the reported split reproduces the reported ε, and ε
   // is between the GDP-CLT value (≈ 0.94) and the advanced theorem's.
-  double d0 = -1;
-  for (const auto& [k, v] : g.details)
-    if (k == "delta_step") d0 = v;
+  const double d0 = detail_of(g, "delta_step");
   REQUIRE(d0 > 0);
   const double e0 = std::log1p(0.01 * std::expm1(gaussian_epsilon(4, d0 / 0.01)));
   CHECK(g.epsilon == doctest::Approx(optimal_epsilon(e0, d0, 10000, 1e-5)).epsilon(1e-9));

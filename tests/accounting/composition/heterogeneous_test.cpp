@@ -15,6 +15,7 @@
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/events/events.hpp"
+#include "support/guarantee.hpp"
 #include "support/limits.hpp"
 
 using namespace dpb;
@@ -25,6 +26,7 @@ using Real = long double;
 
 /// Two routes to one bound: a few roundings and the round-ups of the code
 /// (8 machine epsilons per profile, 2(m + 4) u per sum).
+using dpb::test::detail_of;
 using dpb::test::kSameBound;
 
 std::unique_ptr<Accountant> composition(CompositionMethod method,
@@ -33,13 +35,6 @@ std::unique_ptr<Accountant> composition(CompositionMethod method,
   o.composition = method;
   o.neighbouring = relation;
   return make_accountant("composition", o);
-}
-
-double detail_of(const Guarantee& g, const std::string& key) {
-  for (const auto& [k, v] : g.details)
-    if (k == key) return v;
-  FAIL("no detail " << key);
-  return 0;
 }
 
 /// The ε0 at per-use δ0 ≥ δe of the (ε, δe) randomized response (Kairouz,

@@ -21,10 +21,12 @@
 #include "accounting/numerics/outward.hpp"
 #include "support/analytic_gaussian.hpp"
 #include "support/close.hpp"
+#include "support/guarantee.hpp"
 #include "support/limits.hpp"
 
 using namespace dpb;
 using dpb::test::close_rel;
+using dpb::test::detail_of;
 
 namespace {
 
@@ -89,13 +91,6 @@ EventPtr banded(double q, double sigma, std::int64_t steps, std::int64_t bands) 
   return make_event(BandedMatrixFactorizationEvent{q, sigma, steps, bands});
 }
 
-double mu_of(const Guarantee& g) {
-  for (const auto& [k, v] : g.details)
-    if (k == "mu") return v;
-  FAIL("no mu");
-  return 0;
-}
-
 }  // namespace
 
 /// σ/Δ rounded down, worked out in 50 digits: the double nearest the
@@ -134,7 +129,7 @@ TEST_CASE("matrix_mechanism against the analytic Gaussian's closed form") {
     // gdp: μ = factor·Δ/σ exactly, and its δ(ε) is the closed form.
     auto gdp = make("gdp", relation);
     gdp->compose(*matrix(sigma, sens));
-    CHECK(close_rel(mu_of(gdp->epsilon(kMatrixDelta)), factor * sens / sigma, 1e-15));
+    CHECK(close_rel(detail_of(gdp->epsilon(kMatrixDelta), "mu"), factor * sens / sigma, 1e-15));
     CHECK(close_rel(gdp->delta(eps).delta, exact, 1e-9));
     // composition of one Gaussian step: an upper bound on the exact profile
     // (its own margin is ~2e-7 relative here).
@@ -227,7 +222,7 @@ TEST_CASE("banded_matrix_factorization is DP-SGD over ceil(T/b) rounds, in every
   // 2022, Cor. 3.3); q = 0 and T = 0: no loss.
   auto gdp = make("gdp", std::nullopt);
   gdp->compose(*banded(1.0, 2.0, 100, 8));  // 13 rounds
-  CHECK(close_rel(mu_of(gdp->epsilon(kMatrixDelta)), std::sqrt(13.0) / 2.0, 1e-15));
+  CHECK(close_rel(detail_of(gdp->epsilon(kMatrixDelta), "mu"), std::sqrt(13.0) / 2.0, 1e-15));
   for (const auto& info : accountants()) {
     INFO("accountant ", info.name);
     for (const EventPtr& none : {banded(0.0, 1.0, 100, 4), banded(0.1, 1.0, 0, 4)}) {
@@ -275,7 +270,8 @@ TEST_CASE("a ledger mixing the matrix kinds with DP-SGD phases is the compositio
   // Unsampled Gaussians only: μ² adds (Dong, Roth & Su 2022, Cor. 3.3).
   auto gdp = make("gdp", std::nullopt);
   gdp->compose(*make_composed({matrix(2.0, 1.5), make_self_composed(4, make_gaussian(3.0))}));
-  CHECK(close_rel(mu_of(gdp->epsilon(kMatrixDelta)), std::sqrt(0.75 * 0.75 + 4.0 / 9.0), 1e-15));
+  CHECK(close_rel(detail_of(gdp->epsilon(kMatrixDelta), "mu"), std::sqrt(0.75 * 0.75 + 4.0 / 9.0),
+                  1e-15));
   // The banded run fixes add/remove as DP-SGD does: beside a phase of fixed
   // batches (replace-one) rdp refuses the mix, as it does for DP-SGD.
   const EventPtr fixed =
