@@ -256,7 +256,7 @@ double optimal_log_delta_sum(double epsilon, std::int64_t k, double epsilon_tota
   // which rounds by ≤ gap_err = 2u of its parts, moves the term Bin(l)·(1 − e^gap)
   // by ≤ Bin(l)·gap_err: relative to the peak, w(l)·gap_err for the others and
   // gap_err/(1 − e^{peak gap}) for the peak (accumulated in the sum below).
-  const double u = outward::kUnitRoundoff;
+  const double u = kU;
   const double ref_err = kOptimalLogUlps * u * (std::abs(ref) + std::log(kd) + 1);
   // Among subnormal numbers a rounding errs by up to half the smallest
   // double, not by u relative: kSubnormalGapError more, so that the bound
@@ -317,7 +317,7 @@ double optimal_delta(double epsilon, double delta, std::int64_t k, double epsilo
   // a product and a sum ≤ ½ ulp each: 3u of its parts), δ_opt's exp rounded up.
   const double d_opt = std::min(1.0, outward::up(std::exp(ls), 1));
   const double a = static_cast<double>(k) * std::log1p(-delta), b = std::log1p(-d_opt);
-  const double x = a + b - 3 * outward::kUnitRoundoff * (std::abs(a) + std::abs(b));
+  const double x = a + b - 3 * kU * (std::abs(a) + std::abs(b));
   const double r = outward::up(-std::expm1(x), 2);  // expm1 ≤ 1 ulp
   return std::clamp(r, 0.0, 1.0);
 }

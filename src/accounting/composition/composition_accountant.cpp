@@ -199,7 +199,7 @@ constexpr int kHeterogeneousRoomUlps = 4;
 
 /// The relative rounding of a ledger's sums: 2(m + room)·u.
 double ledger_rounding(const Ledger& ledger) {
-  return 2 * static_cast<double>(ledger.size() + kHeterogeneousRoomUlps) * outward::kUnitRoundoff;
+  return 2 * static_cast<double>(ledger.size() + kHeterogeneousRoomUlps) * kU;
 }
 
 /// The per-use δ0 of step `s` when every use is given d0: capped at its

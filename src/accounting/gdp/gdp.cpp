@@ -42,8 +42,6 @@ void check_steps(double steps) {
 
 namespace {
 
-using outward::kUnitRoundoff;
-
 // Rounding-error analysis of log δ(ε) below (u = 2⁻⁵³, the unit roundoff).
 // Each computed quantity carries a bound on its absolute error; the result is
 // the computed log δ plus the bound of its error, so that δ(ε) as returned is
@@ -82,11 +80,11 @@ constexpr double kSecondOrder = 2;
 
 /// Absolute error of the computed abscissa ∓ε/μ ± μ/2: the quotient r = ε/μ
 /// and the sum each round once (≤ u of their magnitude).
-double abscissa_error(double r, double mu) { return 2 * kUnitRoundoff * (r + mu / 2); }
+double abscissa_error(double r, double mu) { return 2 * kU * (r + mu / 2); }
 
 /// Absolute error bound of log Φ(x) computed at a rounded x (error ≤ dx).
 double log_phi_error(double x, double log_phi, double dx) {
-  return kLogPhiUlps * kUnitRoundoff * (std::abs(log_phi) + 1) + (std::abs(x) + kMillsSlack) * dx;
+  return kLogPhiUlps * kU * (std::abs(log_phi) + 1) + (std::abs(x) + kMillsSlack) * dx;
 }
 
 }  // namespace
@@ -101,7 +99,7 @@ double gdp_log_delta(double mu, double epsilon) {
   check_epsilon(epsilon);
   if (mu == 0 || epsilon == kInf) return -kInf;
   if (mu == kInf) return 0;  // δ = 1
-  const double u = kUnitRoundoff;
+  const double u = kU;
   const double r = epsilon / mu;
   const double a = -r + mu / 2;
   const double b = -r - mu / 2;
@@ -167,7 +165,7 @@ double gdp_epsilon(double mu, double delta) {
   // the exact log δ; lower by kGdpExpUlps ulps of δ more (≤ 4u each) so that
   // gdp_delta() at the returned ε, exp stepped up, is still ≤ δ.
   double log_target = std::log(delta);
-  log_target -= 2 * kUnitRoundoff * std::abs(log_target) + 4 * kGdpExpUlps * kUnitRoundoff;
+  log_target -= 2 * kU * std::abs(log_target) + 4 * kGdpExpUlps * kU;
   if (gdp_log_delta(mu, 0) <= log_target) return 0;
   // δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ once ε ≥ μ²/2 − μ·Φ⁻¹(δ): an upper end of the bracket.
   // For μ past ~1e154 that end overflows: the bracket then ends at the

@@ -98,7 +98,7 @@ double GdpAccountant::mu() const { return std::sqrt(exact_sq_ + clt_sq_); }
 
 double GdpAccountant::mu_upper() const {
   const double s = mu();
-  const double rel = ((kMuTermRoundoff + additions_) / 2 + 1) * outward::kUnitRoundoff;
+  const double rel = ((kMuTermRoundoff + additions_) / 2 + 1) * kU;
   return outward::up(s * (1 + rel), 1);
 }
 

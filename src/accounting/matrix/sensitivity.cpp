@@ -15,7 +15,7 @@ namespace {
 /// A bound on the relative rounding error of a sum of m non-negative doubles
 /// (or of m products of them): γ_m = m·u/(1 − m·u) (Higham 2002, Lemma 3.1),
 /// taken as 1.01·m·u, valid while m·u < 0.01 (n ≤ 10⁷ keeps it below 10⁻⁸).
-double gamma(std::int64_t m) { return 1.01 * static_cast<double>(m) * outward::kUnitRoundoff; }
+double gamma(std::int64_t m) { return 1.01 * static_cast<double>(m) * kU; }
 
 /// A non-negative sum of m terms, each within relative γ of its value, rounded
 /// up to a sound bound (the general bound's last step, docs/matrix.md#rounding).

@@ -65,7 +65,7 @@ Toeplitz banded_square_root_strategy(std::int64_t n, std::int64_t bands) {
   // that even the norm² rounded up (column_norms_squared) stays at most 1
   // (docs/matrix.md#banded): a sum of b squares is within γ_b ≈ b·u of its
   // true value either way, the square root and the divisions a few ulps more.
-  const double margin = 8.0 * static_cast<double>(bands + 4) * outward::kUnitRoundoff;
+  const double margin = 8.0 * static_cast<double>(bands + 4) * kU;
   const double divisor = std::sqrt(sum) * (1.0 + margin);
   for (double& c : t.coefficients) c /= divisor;
   t.coefficients.resize(static_cast<std::size_t>(n), 0.0);

@@ -7,7 +7,8 @@
 namespace dpb {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
-/// Unit round-off u of double: 2⁻⁵³, half the gap from 1 to the next double.
+/// The unit round-off of a double, u = 2⁻⁵³ (half the gap from 1 to the next
+/// double): a correctly rounded operation has relative error at most u.
 inline constexpr double kU = std::numeric_limits<double>::epsilon() / 2;
 
 }  // namespace dpb

@@ -7,11 +7,9 @@
 #include <cmath>
 #include <limits>
 
-namespace dpb::outward {
+#include "accounting/numerics/double_limits.hpp"
 
-/// The unit roundoff of a double, u = 2⁻⁵³: a correctly rounded operation
-/// has relative error at most u.
-inline constexpr double kUnitRoundoff = 0x1p-53;
+namespace dpb::outward {
 
 /// x stepped `ulps` doubles toward +inf (an upper value made safe); ±inf and
 /// NaN unchanged, and 0 too: the callers' zeros are exact (nothing released,

@@ -97,13 +97,13 @@
 #include <utility>
 #include <vector>
 
+#include "accounting/numerics/double_limits.hpp"
 #include "accounting/pld/pld.hpp"
 
 namespace dpb::pld::detail {
 
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
-/// Unit round-off u of double (the u of stage (5)).
-inline constexpr double kU = std::numeric_limits<double>::epsilon() / 2;
+using dpb::kInf;
+using dpb::kU;  // the u of stage (5)
 /// Smallest probability used as a tail mass or a failure probability η: positive
 /// and far above the subnormal range, so logarithms and quotients stay finite.
 inline constexpr double kTinyProbability = 1e-300;

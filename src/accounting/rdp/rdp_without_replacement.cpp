@@ -74,7 +74,6 @@ using ld = long double;
 
 constexpr ld kInfL = std::numeric_limits<ld>::infinity();
 constexpr ld kUnitL = std::numeric_limits<ld>::epsilon() / 2;
-constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;
 
 /// Largest moment order computed by the non-negative series (O(j·rows) work).
 constexpr long long kMaxSeriesMoment = 258;
@@ -255,7 +254,7 @@ class WorGaussian {
       const ld inner = std::min(crude, fine);
       const ld t = lc + jl * ld(log_gamma_) + inner;
       // Error in t: log γ carries u_double relative, the rest u_ld per op.
-      const ld err = ld(kUnit) * std::fabs(jl * ld(log_gamma_)) +
+      const ld err = ld(kU) * std::fabs(jl * ld(log_gamma_)) +
                      kUnitL * (2 * std::fabs(lc) + 2 * std::fabs(inner) + 4 * jl + 8);
       max_err = std::max(max_err, err);
       if (t > ref) {

@@ -38,7 +38,7 @@ double log_ratio_lower(double delta, double a, double b) {
   const double numerator = 1 - delta - a;
   if (!(numerator > 0)) return -std::numeric_limits<double>::infinity();
   const double ln = std::log(numerator), lb = std::log(b);
-  const double u = outward::kUnitRoundoff;
+  const double u = kU;
   const double e = ln - lb;
   const double err = 2 * (2 * u * (1 + delta + a) / numerator + u * (std::abs(ln) + std::abs(lb)) +
                           u * std::abs(e));
