@@ -1,7 +1,9 @@
-// sweep --shard K/N: the N outputs, concatenated in order, are the unsharded
-// output (JSON Lines and CSV with its header once), for grids and --input
-// files, for N larger than the number of rows; bad shards are refused; CSV
-// rows that would not line up across shards are an error, never misaligned.
+// sweep --shard K/N through the binary: the N outputs, concatenated in order,
+// are the unsharded output (CSV with its header once, JSON Lines from an
+// --input file on stdin, N larger than the number of rows); bad shards are
+// refused; CSV rows that would not line up across shards are an error, never
+// misaligned. Many more grids, formats and N, in-process:
+// tests/cli/sweep_shard_test.cpp.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -9,76 +11,44 @@
 
 #include "refused.hpp"
 #include "run.hpp"
+#include "support/shards.hpp"
 
 using namespace dpb::test;
 
 namespace {
 
+/// Shards 1/n … n/n of `args`, each a run of the binary, concatenated.
 std::string concatenated(const std::vector<std::string>& args, std::size_t n,
                          const std::string& stdin_text = "") {
-  std::string all;
-  for (std::size_t k = 1; k <= n; ++k) {
-    std::vector<std::string> a = args;
-    a.push_back("--shard");
-    a.push_back(std::to_string(k) + "/" + std::to_string(n));
-    const auto r = run_dpbudget(a, stdin_text);
-    INFO("shard ", k, "/", n, " stderr: ", r.err);
-    CHECK(r.status == 0);
-    all += r.out;
-  }
-  return all;
+  const auto binary = [](const std::vector<std::string>& a, const std::string& in) {
+    return run_dpbudget(a, in);
+  };
+  return shards_concatenated(binary, args, n, stdin_text);
 }
 
 }  // namespace
 
-TEST_CASE("sweep --shard: the shards concatenated are the whole sweep (grid, CSV and JSON Lines)") {
-  const std::vector<std::string> base{"sweep",       "-q",           "0.01,0.02",      "--sigma",
-                                      "0.8:1.2:0.1", "--steps",      "100,1000,10000", "--delta",
-                                      "1e-5,1e-6",   "--accountant", "rdp,gdp"};
-  for (const char* format : {"csv", "jsonl"}) {
-    std::vector<std::string> args = base;
-    args.insert(args.end(), {"--format", format});
-    const auto whole = run_dpbudget(args);
-    REQUIRE(whole.status == 0);
-    // 2 × 5 × 3 configurations, 2 δ × 2 accountants each: 120 rows.
-    std::size_t lines = 0;
-    for (char c : whole.out) lines += c == '\n';
-    CHECK(lines == (std::string(format) == "csv" ? 121u : 120u));
-    for (std::size_t n : {1u, 2u, 3u, 7u, 30u, 45u}) {
-      INFO(format, " N = ", n);
-      CHECK(concatenated(args, n) == whole.out);
-    }
-  }
-}
-
-TEST_CASE("sweep --shard: --input files, solving, and N above the number of configurations") {
+// The binary's shards, on stdout, for a grid and an --input file on stdin
+// (tests/cli/sweep_shard_test.cpp checks many more N in-process).
+TEST_CASE("sweep --shard: the binary's shards concatenated are the whole sweep") {
+  const std::vector<std::string> grid{"sweep",       "-q",       "0.01,0.02", "--sigma",
+                                      "0.8:1.2:0.1", "--steps",  "100,1000",  "--delta",
+                                      "1e-5",        "--format", "csv"};
+  const auto whole = run_dpbudget(grid);
+  REQUIRE(whole.status == 0);
+  std::size_t lines = 0;
+  for (char c : whole.out) lines += c == '\n';
+  CHECK(lines == 21u);  // the header, 2 × 5 × 2 configurations
+  CHECK(concatenated(grid, 3) == whole.out);
   const std::string configs =
       R"({"name": "a", "sampling_rate": 0.01, "noise_multiplier": 1.1, "steps": 1000, "delta": 1e-5})"
       "\n"
       R"({"name": "b", "sampling_rate": 0.02, "noise_multiplier": 0.9, "steps": 500, "delta": 1e-5})"
-      "\n"
-      R"({"name": "c", "sampling_rate": 0.05, "noise_multiplier": 2, "steps": 60, "delta": 1e-6})"
       "\n";
-  for (const char* format : {"csv", "jsonl"}) {
-    const std::vector<std::string> args{"sweep", "--input", "-", "--format", format};
-    const auto whole = run_dpbudget(args, configs);
-    REQUIRE(whole.status == 0);
-    for (std::size_t n : {1u, 2u, 3u, 5u, 10u}) {
-      INFO(format, " N = ", n);
-      CHECK(concatenated(args, n, configs) == whole.out);
-    }
-  }
-  const std::vector<std::string> solve{"sweep", "--solve",  "sigma",   "--epsilon",      "1,2",
-                                       "-q",    "0.01",     "--steps", "1000,2000,4000", "--delta",
-                                       "1e-5",  "--format", "csv"};
-  const auto whole = run_dpbudget(solve);
-  REQUIRE(whole.status == 0);
-  CHECK(concatenated(solve, 4) == whole.out);
-  // A shard with no configuration prints nothing (and shard 1 the header).
-  const auto empty = run_dpbudget({"sweep", "-q", "0.01", "--sigma", "1", "--steps", "10",
-                                   "--delta", "1e-5", "--format", "csv", "--shard", "2/5"});
-  CHECK(empty.status == 0);
-  CHECK(empty.out.empty());
+  const std::vector<std::string> input{"sweep", "--input", "-", "--format", "jsonl"};
+  const auto from_input = run_dpbudget(input, configs);
+  REQUIRE(from_input.status == 0);
+  CHECK(concatenated(input, 3, configs) == from_input.out);  // N above the number of configurations
 }
 
 TEST_CASE("sweep --shard: bad shards get one line and exit 2") {

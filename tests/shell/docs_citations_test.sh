@@ -19,31 +19,40 @@ cd "$src"
 fail=0
 self=tests/shell/docs_citations_test.sh
 
-# The anchors of one page, one per line.
-anchors() {
-  sed -n 's/^#\{1,6\} \{1,\}//p' "$1" |
-    tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
-}
-
-# Does page $1 (a path under docs/) have anchor $2?
-has_anchor() {
-  [[ -f $1 ]] && anchors "$1" | grep -qxF -- "$2"
-}
-
 [[ -d docs ]] || { echo "FAIL: no docs/ directory" >&2; exit 1; }
 
+# Every page's anchors, read once (a sed, tr and grep per citation were most of
+# this test's time): has["docs/PAGE.md#ANCHOR"] is set for each heading. An
+# anchor is the heading's text (after 1-6 '#' and the spaces that follow) in
+# lower case, with everything but letters, digits, spaces, '_' and '-' dropped
+# and each space made a '-'.
+declare -A has=()
 for page in docs/*.md; do
-  dups=$(anchors "$page" | sort | uniq -d)
-  if [[ -n $dups ]]; then
-    echo "FAIL: $page: headings with the same anchor: $dups" >&2
-    fail=1
-  fi
+  declare -A seen=()
+  while IFS= read -r line || [[ -n $line ]]; do
+    [[ $line =~ ^#{1,6}\ +(.*)$ ]] || continue
+    anchor=${BASH_REMATCH[1],,}
+    anchor=${anchor//[^a-z0-9 _-]/}
+    anchor=${anchor// /-}
+    if [[ -n ${seen["#$anchor"]+set} ]]; then
+      echo "FAIL: $page: headings with the same anchor: $anchor" >&2
+      fail=1
+    fi
+    seen["#$anchor"]=1
+    has["$page#$anchor"]=1
+  done <"$page"
+  unset seen
   name=${page#docs/}
   if [[ $name != README.md ]] && ! grep -qF "($name)" docs/README.md; then
     echo "FAIL: docs/README.md does not list $name" >&2
     fail=1
   fi
 done
+
+# Does page $1 (a path under docs/) have anchor $2?
+has_anchor() {
+  [[ -n ${has["$1#$2"]+set} ]]
+}
 
 # Citations from the code, tests, man page and top-level documents.
 cited=0

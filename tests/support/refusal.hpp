@@ -26,4 +26,18 @@ void check_refused(const Result& r, const std::vector<std::string>& names,
   for (const auto& n : names) CHECK_MESSAGE(r.err.find(n) != std::string::npos, n);
 }
 
+/// The text of the one-line usage error `r` (exit 2, nothing on stdout, one
+/// stderr line `dpbudget: error: TEXT`): TEXT, without the prefix and the
+/// newline.
+template <class Result>
+std::string usage_error_text(const Result& r) {
+  INFO("stderr: ", r.err);
+  CHECK(r.status == kExitBadInput);
+  CHECK(r.out.empty());
+  const std::string prefix = "dpbudget: error: ";
+  REQUIRE(r.err.rfind(prefix, 0) == 0);
+  REQUIRE(r.err.find('\n') == r.err.size() - 1);  // exactly one line
+  return r.err.substr(prefix.size(), r.err.size() - prefix.size() - 1);
+}
+
 }  // namespace dpb::test
