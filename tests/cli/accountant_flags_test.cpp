@@ -1,6 +1,6 @@
 // The accountant settings (--orders, --conversion, --composition, --pld-*):
 // each is read by one accountant, and given where none reads it, refused
-// naming the flag and that accountant (issue 26, item 6).
+// naming the flag and that accountant (issue 26, item 6), by every verb.
 #include "cli/accountant_flags.hpp"
 
 #include <doctest/doctest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/errors.hpp"
+#include "in_process.hpp"
 
 using dpb::cli::AccountantFlags;
 using dpb::cli::SettingsRead;
@@ -116,4 +117,48 @@ TEST_CASE("first_accountant_flag names the first accountant flag given") {
   CHECK_FALSE(dpb::cli::first_accountant_flag(AccountantFlags{}));
   CHECK(dpb::cli::first_accountant_flag(with(kSettings[2], {})) == "--composition");
   CHECK(dpb::cli::first_accountant_flag(with(kSettings[2], {"pld"})) == "--accountant");
+}
+
+// Through run_cli, in-process (each command line was a process of the binary:
+// 50 of them, ~7 CPU-s under the sanitizers; issue 25); the binary's own:
+// tests/e2e/scripts_ci_test.cpp.
+TEST_CASE("an accountant setting no chosen accountant reads is refused, in every verb") {
+  const std::vector<std::vector<std::string>> verbs = {
+      {"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+      {"delta", "-q", "0.01", "--sigma", "1", "--steps", "100", "--epsilon", "1"},
+      {"sigma", "-q", "0.01", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
+      {"steps", "-q", "0.01", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"},
+      {"sampling-rate", "--sigma", "1", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
+      {"sweep", "-q", "0.01", "--sigma", "1,2", "--steps", "100", "--delta", "1e-5"},
+      {"plot", "-q", "0.01", "--sigma", "1", "--steps", "1:100", "--delta", "1e-5", "-o", "-"},
+      {"report", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
+      {"risk", "-q", "0.01", "--sigma", "1", "--steps", "100"},
+      {"audit", "--tp", "6", "--fn", "4", "--fp", "1", "--tn", "9", "--delta", "1e-5", "-q", "0.01",
+       "--sigma", "1", "--steps", "100"},
+  };
+  // Each setting with accountants none of which reads it: one line naming
+  // the flag, the accountant that reads it and those chosen.
+  struct Case {
+    std::string flag, value, reader, chosen;
+  };
+  const std::vector<Case> cases = {
+      {"--conversion", "classic", "rdp", "pld"},
+      {"--orders", "2,3", "rdp", "gdp,pld"},
+      {"--pld-tolerance", "0.01", "pld", "rdp"},
+      {"--pld-interval", "0.01", "pld", "composition"},
+      {"--composition", "basic", "composition", "rdp,pld"},
+  };
+  for (const auto& verb : verbs)
+    for (const auto& c : cases) {
+      auto args = verb;
+      args.insert(args.end(), {c.flag, c.value, "--accountant", c.chosen});
+      const auto r = dpb::test::run_in_process(args);
+      INFO(args[0], " ", c.flag, ": ", r.err);
+      CHECK(r.status == 2);
+      CHECK(r.out.empty());
+      CHECK(r.err.substr(r.err.find("dpbudget: error: ")) ==
+            "dpbudget: error: " + c.flag + ": only the " + c.reader +
+                " accountant reads it, not among those chosen (" + c.chosen + "); add " + c.reader +
+                " to --accountant, or leave " + c.flag + " out\n");
+    }
 }

@@ -13,6 +13,7 @@
 
 #include "run.hpp"
 
+using dpb::test::dpbudget_binary;
 using dpb::test::kWriteFailed;
 using dpb::test::run_dpbudget;
 using dpb::test::run_shell;
@@ -407,45 +408,17 @@ TEST_CASE("an accountant's limit or a derived value names the accountant, not an
   CHECK(one_run("5e-324") >= one_run("0.5"));
 }
 
-TEST_CASE("an accountant setting no chosen accountant reads is refused, in every verb") {
-  const std::vector<std::vector<std::string>> verbs = {
-      {"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
-      {"delta", "-q", "0.01", "--sigma", "1", "--steps", "100", "--epsilon", "1"},
-      {"sigma", "-q", "0.01", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
-      {"steps", "-q", "0.01", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"},
-      {"sampling-rate", "--sigma", "1", "--steps", "100", "--epsilon", "1", "--delta", "1e-5"},
-      {"sweep", "-q", "0.01", "--sigma", "1,2", "--steps", "100", "--delta", "1e-5"},
-      {"plot", "-q", "0.01", "--sigma", "1", "--steps", "1:100", "--delta", "1e-5", "-o", "-"},
-      {"report", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5"},
-      {"risk", "-q", "0.01", "--sigma", "1", "--steps", "100"},
-      {"audit", "--tp", "6", "--fn", "4", "--fp", "1", "--tn", "9", "--delta", "1e-5", "-q", "0.01",
-       "--sigma", "1", "--steps", "100"},
-  };
-  // Each setting with accountants none of which reads it: one line naming
-  // the flag, the accountant that reads it and those chosen.
-  struct Case {
-    std::string flag, value, reader, chosen;
-  };
-  const std::vector<Case> cases = {
-      {"--conversion", "classic", "rdp", "pld"},
-      {"--orders", "2,3", "rdp", "gdp,pld"},
-      {"--pld-tolerance", "0.01", "pld", "rdp"},
-      {"--pld-interval", "0.01", "pld", "composition"},
-      {"--composition", "basic", "composition", "rdp,pld"},
-  };
-  for (const auto& verb : verbs)
-    for (const auto& c : cases) {
-      auto args = verb;
-      args.insert(args.end(), {c.flag, c.value, "--accountant", c.chosen});
-      const auto r = dpb::test::run_dpbudget_args(args);
-      INFO(args[0], " ", c.flag, ": ", r.err);
-      CHECK(r.status == 2);
-      CHECK(r.out.empty());
-      CHECK(r.err.substr(r.err.find("dpbudget: error: ")) ==
-            "dpbudget: error: " + c.flag + ": only the " + c.reader +
-                " accountant reads it, not among those chosen (" + c.chosen + "); add " + c.reader +
-                " to --accountant, or leave " + c.flag + " out\n");
-    }
+// Every verb and setting, in-process: tests/cli/accountant_flags_test.cpp.
+TEST_CASE("an accountant setting no chosen accountant reads is refused, through the binary") {
+  const auto refused =
+      run_dpbudget({"sweep", "-q", "0.01", "--sigma", "1,2", "--steps", "100", "--delta", "1e-5",
+                    "--pld-tolerance", "0.01", "--accountant", "rdp"});
+  INFO(refused.err);
+  CHECK(refused.status == 2);
+  CHECK(refused.out.empty());
+  CHECK(refused.err ==
+        "dpbudget: error: --pld-tolerance: only the pld accountant reads it, not among those "
+        "chosen (rdp); add pld to --accountant, or leave --pld-tolerance out\n");
   // Without --accountant the default rdp is named as such; --accountant all
   // reads every setting.
   const auto by_default = run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100",

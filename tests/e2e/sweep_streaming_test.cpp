@@ -17,6 +17,7 @@
 
 #include "run.hpp"
 
+using dpb::test::dpbudget_binary;
 using dpb::test::kWriteFailed;
 using dpb::test::run_dpbudget;
 using dpb::test::run_shell;

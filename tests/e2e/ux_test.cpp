@@ -10,6 +10,7 @@
 
 #include "run.hpp"
 
+using dpb::test::dpbudget_binary;
 using dpb::test::run_dpbudget;
 using dpb::test::run_dpbudget_args;
 using dpb::test::run_shell;
