@@ -58,7 +58,7 @@ std::optional<std::string> answer_one(const Question& q, const AccountantChoice&
 std::vector<AnswerRow> run_rows(const Question& q, const AccountantChoice& choice,
                                 std::vector<std::string>& skipped) {
   std::vector<AnswerRow> rows;
-  const bool own_event = q.run ? event_is_the_run(*q.run) : q.event_is_own;
+  const bool own_event = event_is_the_run(q);
   for (const auto& name : choice.names) {
     std::vector<AnswerRow> mine;
     const auto why = answer_one(q, choice, name, [&](const Accountant& accountant) {
@@ -66,7 +66,7 @@ std::vector<AnswerRow> run_rows(const Question& q, const AccountantChoice& choic
       for (double target : q.targets) {
         AnswerRow row;
         row.guarantee = q.solve_delta ? accountant.delta(target) : accountant.epsilon(target);
-        if (!own_event) row.guarantee.lower_end = LowerEnd::accuracy;
+        claim_lower_end(row.guarantee, own_event);
         if (q.run) row.sampling = q.run->sampling;
         relations.push_back(row.guarantee.neighbouring);
         mine.push_back(std::move(row));
@@ -143,10 +143,14 @@ std::vector<AnswerRow> poisson_estimate_rows(Question q, std::vector<std::string
     warnings.push_back(std::string("no Poisson estimate: ") + e.what());
   }
   // An accountant skipped here is not comparable: the run's own rows say why.
+  // The estimate is of another run than this one: its interval's lower end bounds nothing
+  // about this run (a Poisson-sampled run at q = B/N can lose more than the shuffled or
+  // balls-in-bins run does), so it says only how close its upper end is (accuracy).
   for (auto& row : rows) {
     row.role = RowRole::poisson_estimate;
     row.sampling = Sampling::poisson;
     row.guarantee.bound = BoundKind::estimate;
+    claim_lower_end(row.guarantee, false);
   }
   return rows;
 }
@@ -157,6 +161,18 @@ bool has_companions(const Question& q) {
 }
 
 }  // namespace
+
+bool event_is_the_run(const Question& q) {
+  return q.event_is_own && (!q.run || event_is_the_run(*q.run));
+}
+
+void claim_lower_end(Guarantee& g, bool event_is_own) {
+  if (!event_is_own) g.lower_end = LowerEnd::accuracy;
+}
+
+void claim_lower_end(AttackBounds& a, bool event_is_own) {
+  if (!event_is_own) a.lower_end = LowerEnd::accuracy;
+}
 
 std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run) {
   if (run.sampling == Sampling::shuffle) return run_relation(run);
@@ -256,12 +272,12 @@ BudgetCheck check_budget(const Question& q, const Answer& a, double budget) {
 std::vector<AccountantAttackBounds> attack_bounds_each(const Question& q,
                                                        std::span<const double> fprs) {
   std::vector<AccountantAttackBounds> out;
-  const bool own_event = q.run ? event_is_the_run(*q.run) : q.event_is_own;
+  const bool own_event = event_is_the_run(q);
   for (const auto& name : q.accountants.names) {
     AccountantAttackBounds a{name, std::nullopt, std::nullopt};
     a.unsupported = answer_one(q, q.accountants, name, [&](const Accountant& accountant) {
       a.bounds = accountant.attack_bounds(fprs);
-      if (!own_event) a.bounds->lower_end = LowerEnd::accuracy;
+      claim_lower_end(*a.bounds, own_event);
       return std::vector<Neighbouring>{a.bounds->neighbouring};
     });
     if (a.unsupported) a.bounds.reset();

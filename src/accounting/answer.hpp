@@ -117,6 +117,20 @@ struct AccountantAttackBounds {
 std::vector<AccountantAttackBounds> attack_bounds_each(const Question& question,
                                                        std::span<const double> fprs);
 
+/// Whether the question's event is the run's own mechanism, so that a pair the
+/// accountant says is attained is attained by the run (docs/claims.md#attained-pairs):
+/// `event_is_own`, and with a DP-SGD run also event_is_the_run(run) (false with adaptive
+/// clipping's count, user-level balls-in-bins, ...).
+bool event_is_the_run(const Question& question);
+
+/// The one rule for what a lower end claims (docs/claims.md#attained-pairs): the
+/// accountant's own claim when the event composed is the run's own mechanism
+/// (`event_is_own`), else accuracy. answer(), attack_bounds_each() and every solver
+/// (calibrate_run, calibrate_schedule, calibrate_release) pass their guarantees through it,
+/// so that no verb decides it alone.
+void claim_lower_end(Guarantee& guarantee, bool event_is_own);
+void claim_lower_end(AttackBounds& bounds, bool event_is_own);
+
 /// The relation accountants are asked for on a run's event: replace_special
 /// for shuffled batches (a shuffled epoch is analysed only under a relation
 /// that keeps the dataset size), else nullopt (the one the event fixes).

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "accounting/answer.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/matrix/sensitivity.hpp"
 #include "accounting/numerics/outward.hpp"
@@ -62,12 +63,30 @@ DpSgdRun amplified_run(const matrix::Strategy& strategy, std::int64_t bands, dou
   return run;
 }
 
+EventPtr amplified_event(double sampling_rate, double sigma, std::int64_t steps,
+                         std::int64_t bands) {
+  return make_event(BandedMatrixFactorizationEvent{sampling_rate, sigma, steps, bands});
+}
+
 SigmaSolution calibrate_release(const std::string& accountant, const AccountantOptions& options,
                                 double target, const RunTarget& what,
-                                const CalibrationSettings& settings) {
+                                const CalibrationSettings& settings, bool sensitivity_exact) {
   const EpsilonOracle oracle{accountant, options, what.delta, what.measure, what.fpr};
-  return smallest_noise_multiplier([](double z) { return matrix_release_event(z); }, oracle, target,
-                                   settings.tolerance, settings.max_sigma);
+  SigmaSolution out =
+      smallest_noise_multiplier([](double z) { return matrix_release_event(z); }, oracle, target,
+                                settings.tolerance, settings.max_sigma);
+  claim_lower_end(out.guarantee, sensitivity_exact);
+  return out;
+}
+
+SigmaSolution calibrate_amplified(double sampling_rate, std::int64_t steps, std::int64_t bands,
+                                  const std::string& accountant, const AccountantOptions& options,
+                                  double target, const RunTarget& what,
+                                  const CalibrationSettings& settings) {
+  const EpsilonOracle oracle{accountant, options, what.delta, what.measure, what.fpr};
+  return smallest_noise_multiplier(
+      [&](double sigma) { return amplified_event(sampling_rate, sigma, steps, bands); }, oracle,
+      target, settings.tolerance, settings.max_sigma);
 }
 
 }  // namespace dpb

@@ -33,11 +33,28 @@ EventPtr matrix_release_event(double noise_multiplier);
 DpSgdRun amplified_run(const matrix::Strategy& strategy, std::int64_t bands, double sampling_rate,
                        double sigma);
 
+/// The event of amplified banded MF over `steps` steps of a strategy with at
+/// most `bands` bands: the banded_matrix_factorization kind at q and σ, which
+/// every accountant composes as DP-SGD over ⌈steps/bands⌉ rounds. Its pair only
+/// dominates the run (each group's exact participations and column norms are not
+/// composed), so no lower end is claimed attained (docs/matrix.md#amplified-banded-mf).
+EventPtr amplified_event(double sampling_rate, double sigma, std::int64_t steps,
+                         std::int64_t bands);
+
 /// The smallest noise multiplier z of the release with the measure ≤ target
 /// under `accountant` (the σ search of calibrate_run on matrix_release_event).
+/// Its lower end is claimed attained only when the sensitivity is the exact one
+/// (`sensitivity_exact`; an upper bound on it gives a pair that only dominates).
 /// Throws NoSolution.
 SigmaSolution calibrate_release(const std::string& accountant, const AccountantOptions& options,
                                 double target, const RunTarget& what,
-                                const CalibrationSettings& settings);
+                                const CalibrationSettings& settings, bool sensitivity_exact);
+
+/// The smallest σ of amplified banded MF (amplified_event) with the measure ≤
+/// target under `accountant`: the σ search of calibrate_run. Throws NoSolution.
+SigmaSolution calibrate_amplified(double sampling_rate, std::int64_t steps, std::int64_t bands,
+                                  const std::string& accountant, const AccountantOptions& options,
+                                  double target, const RunTarget& what,
+                                  const CalibrationSettings& settings);
 
 }  // namespace dpb

@@ -25,11 +25,11 @@ std::optional<double> epochs_of_steps(const DpSgdRun& run, std::int64_t steps) {
   return std::nullopt;
 }
 
-}  // namespace
-
-CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::string& accountant,
-                            const AccountantOptions& options, double target_epsilon,
-                            const RunTarget& what, const CalibrationSettings& settings) {
+/// calibrate_run's search, its guarantee as the accountant states it.
+CalibratedRun solve_run_unknown(const DpSgdRun& run, RunUnknown unknown,
+                                const std::string& accountant, const AccountantOptions& options,
+                                double target_epsilon, const RunTarget& what,
+                                const CalibrationSettings& settings) {
   AccountantOptions run_options = options;
   if (auto relation = run_neighbouring(run)) run_options.neighbouring = relation;
   const EpsilonOracle oracle{accountant, run_options, what.delta, what.measure, what.fpr};
@@ -122,11 +122,13 @@ CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::
   throw InvalidParameter("unknown", "nothing to solve for");
 }
 
-CalibratedSchedule calibrate_schedule(const std::vector<DpSgdRun>& phases, RunUnknown unknown,
-                                      std::optional<std::size_t> phase,
-                                      const std::string& accountant,
-                                      const AccountantOptions& options, double target,
-                                      const RunTarget& what, const CalibrationSettings& settings) {
+/// calibrate_schedule's search, its guarantee as the accountant states it.
+CalibratedSchedule solve_schedule_unknown(const std::vector<DpSgdRun>& phases, RunUnknown unknown,
+                                          std::optional<std::size_t> phase,
+                                          const std::string& accountant,
+                                          const AccountantOptions& options, double target,
+                                          const RunTarget& what,
+                                          const CalibrationSettings& settings) {
   if (phases.empty()) throw InvalidParameter("schedule", "has no phase");
   AccountantOptions run_options = options;
   if (auto relation = run_neighbouring(phases.front())) run_options.neighbouring = relation;
@@ -206,6 +208,27 @@ CalibratedSchedule calibrate_schedule(const std::vector<DpSgdRun>& phases, RunUn
       break;
   }
   throw InvalidParameter("unknown", "a schedule solves for sigma or steps");
+}
+
+}  // namespace
+
+CalibratedRun calibrate_run(const DpSgdRun& run, RunUnknown unknown, const std::string& accountant,
+                            const AccountantOptions& options, double target, const RunTarget& what,
+                            const CalibrationSettings& settings) {
+  CalibratedRun out = solve_run_unknown(run, unknown, accountant, options, target, what, settings);
+  claim_lower_end(out.guarantee, event_is_the_run(out.run));
+  return out;
+}
+
+CalibratedSchedule calibrate_schedule(const std::vector<DpSgdRun>& phases, RunUnknown unknown,
+                                      std::optional<std::size_t> phase,
+                                      const std::string& accountant,
+                                      const AccountantOptions& options, double target,
+                                      const RunTarget& what, const CalibrationSettings& settings) {
+  CalibratedSchedule out =
+      solve_schedule_unknown(phases, unknown, phase, accountant, options, target, what, settings);
+  claim_lower_end(out.guarantee, schedule_is_the_run(out.phases));
+  return out;
 }
 
 }  // namespace dpb

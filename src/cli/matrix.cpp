@@ -414,7 +414,8 @@ int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
     inputs.add("sampling_rate", report::number(c.q));
     inputs.add("noise_sd", report::number(sigma));
     inputs.add("dp_sgd_steps", report::integer(run.steps));
-    question.event = dp_sgd_event(run);
+    question.event = amplified_event(run.sampling_rate, run.noise_multiplier,
+                                     matrix::steps(b.strategy), c.groups);
     question.run = run;
   } else {
     const auto p = participation_of(f, pattern);
@@ -427,6 +428,9 @@ int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
     const double z = matrix_noise_multiplier(sigma, s.squared);
     inputs.add("noise_multiplier", report::number(z, report::Rounding::down));
     question.event = matrix_release_event(z);
+    // A sensitivity that is only an upper bound gives a Gaussian that dominates
+    // the release without being attained by it (docs/matrix.md#privacy-of-one-release).
+    question.event_is_own = s.exact;
   }
   const Answer answer = dpb::answer(question);
   auto rep = answer_report("mf-epsilon", std::move(inputs), question, answer, err);
@@ -458,13 +462,15 @@ SolvedNoise solve_noise(const Built& b, Pattern pattern, const std::optional<Cyc
                         const matrix::Sensitivity& s, const std::string& accountant,
                         const AccountantChoice& choice, double target, double delta,
                         const SolveSettings& settings) {
+  const RunTarget what{Measure::epsilon, delta, 0};
   if (pattern == Pattern::cyclic_poisson) {
-    const Solved solved = solve_run(amplified(b, *cyclic, 0), Unknown::noise_multiplier, accountant,
-                                    choice.options, target, delta, settings);
-    return {solved.run.noise_multiplier, solved.run.noise_multiplier, solved.guarantee};
+    const SigmaSolution z =
+        calibrate_amplified(cyclic->q, matrix::steps(b.strategy), cyclic->groups, accountant,
+                            choice.options, target, what, settings);
+    return {z.noise_multiplier, z.noise_multiplier, z.guarantee};
   }
-  const SigmaSolution z = calibrate_release(accountant, choice.options, target,
-                                            RunTarget{Measure::epsilon, delta, 0}, settings);
+  const SigmaSolution z =
+      calibrate_release(accountant, choice.options, target, what, settings, s.exact);
   return {z.noise_multiplier, matrix_noise(z.noise_multiplier, s.squared), z.guarantee};
 }
 
@@ -616,8 +622,11 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
   std::optional<std::pair<double, std::string>> release_z;
   if (calibrated && !amplify) {
     release_z = best([&](const std::string& a) {
-      const SigmaSolution z = calibrate_release(a, choice.options, target,
-                                                RunTarget{Measure::epsilon, delta, 0}, settings);
+      // Only the noise is shown (no lower end): the release is the same for
+      // every strategy, each with its own sensitivity.
+      const SigmaSolution z =
+          calibrate_release(a, choice.options, target, RunTarget{Measure::epsilon, delta, 0},
+                            settings, /*sensitivity_exact=*/false);
       return std::pair{z.noise_multiplier, z.guarantee};
     });
     if (!release_z) throw NoSolution("no chosen accountant gives a sound upper bound here");
@@ -650,9 +659,10 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
       }
       const Cyclic c{group_rate, groups};
       const auto solved = best([&](const std::string& a) {
-        const Solved s = solve_run(amplified(b, c, 0), Unknown::noise_multiplier, a, choice.options,
-                                   target, delta, settings);
-        return std::pair{s.run.noise_multiplier, s.guarantee};
+        const SigmaSolution s =
+            calibrate_amplified(c.q, matrix::steps(b.strategy), c.groups, a, choice.options, target,
+                                RunTarget{Measure::epsilon, delta, 0}, settings);
+        return std::pair{s.noise_multiplier, s.guarantee};
       });
       if (!solved) throw NoSolution("no chosen accountant gives a sound upper bound here");
       r.add("group_sampling_rate", report::number(group_rate));

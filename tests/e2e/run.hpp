@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_file.hpp"
+
 namespace dpb::test {
 
 struct Run {
@@ -32,19 +34,6 @@ inline std::string slurp(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-/// A file of `text` under /tmp, named for this process and `name`, removed
-/// when it goes out of scope.
-struct TempFile {
-  std::string path;
-  TempFile(const std::string& name, const std::string& text)
-      : path("/tmp/dpbudget_e2e_" + std::to_string(::getpid()) + "_" + name) {
-    std::ofstream(path) << text;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-};
 
 /// README "Exit status": output could not be written (written out, not taken
 /// from src/cli/errors.hpp, so that a renumbering breaks the tests).

@@ -104,6 +104,11 @@ struct Plan {
   std::vector<std::pair<Term, std::int64_t>> terms;
   Relations relations;
   std::optional<std::string> refusal;  ///< the first leaf the planner refused, or a structure
+  /// False when some part is accounted as an event that only dominates it, whatever the
+  /// planner says of its terms: amplified banded MF's rounds, whose columns are asserted to
+  /// have norm at most 1 but whose exact norms and group sizes the kind does not know
+  /// (docs/matrix.md#amplified-banded). An accountant's lower end then claims no attained pair.
+  bool attained = true;
 };
 
 /// The event kind that applied `s`, for messages ("" when not sampled).
@@ -235,6 +240,7 @@ void walk(const DpEvent& event, const Planner& planner, std::string_view account
             return;
           }
           walk(*equivalent_event(e), planner, accountant, sampling, sampler, count, plan);
+          if constexpr (std::is_same_v<T, BandedMatrixFactorizationEvent>) plan.attained = false;
           if (plan.refusal)
             *plan.refusal += " (" + std::string(T::kName) + " is accounted as " +
                              (std::is_same_v<T, MatrixMechanismEvent>

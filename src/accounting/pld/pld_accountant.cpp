@@ -90,6 +90,7 @@ void PldAccountant::compose(const DpEvent& event, std::int64_t count) {
     if (plan.relations.add_remove) inferred_ = Neighbouring::add_remove;
     if (!inferred_ && !plan.terms.empty()) unfixed_ = true;
   }
+  attained_ = attained_ && plan.attained;
   for (const auto& [term, n] : plan.terms) {
     if (n <= 0) continue;
     const std::int64_t times = checked_count_product(count, n);
