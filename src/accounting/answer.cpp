@@ -67,6 +67,7 @@ std::vector<AnswerRow> run_rows(const Question& q, const AccountantChoice& choic
         AnswerRow row;
         row.guarantee = q.solve_delta ? accountant.delta(target) : accountant.epsilon(target);
         claim_lower_end(row.guarantee, own_event);
+        if (q.attained) claim_attained_lower_end(row.guarantee, *q.attained, choice.options);
         if (q.run) row.sampling = q.run->sampling;
         relations.push_back(row.guarantee.neighbouring);
         mine.push_back(std::move(row));
@@ -172,6 +173,35 @@ void claim_lower_end(Guarantee& g, bool event_is_own) {
 
 void claim_lower_end(AttackBounds& a, bool event_is_own) {
   if (!event_is_own) a.lower_end = LowerEnd::accuracy;
+}
+
+void claim_attained_lower_end(Guarantee& g, const DpEvent& attained,
+                              const AccountantOptions& options) {
+  if (!g.epsilon_lower && !g.delta_lower) return;
+  AccountantOptions own = options;
+  own.neighbouring = g.neighbouring;
+  PldAccountant pld(own);
+  if (pld.unsupported_reason(attained)) return;
+  // Both ends found before either is replaced: a lower end is never left half-claimed.
+  std::optional<double> epsilon_lower = g.epsilon_lower, delta_lower = g.delta_lower;
+  try {
+    pld.compose(attained);
+    if (g.epsilon_lower) {
+      const Guarantee a = pld.epsilon(g.delta);
+      if (a.lower_end != LowerEnd::lower_bound || !a.epsilon_lower) return;
+      epsilon_lower = a.epsilon_lower;
+    }
+    if (g.delta_lower) {
+      const Guarantee a = pld.delta(g.epsilon);
+      if (a.lower_end != LowerEnd::lower_bound || !a.delta_lower) return;
+      delta_lower = a.delta_lower;
+    }
+  } catch (const InvalidParameter&) {
+    return;  // a grid pld cannot hold (built lazily): the lower end keeps its own claim
+  }
+  g.epsilon_lower = epsilon_lower;
+  g.delta_lower = delta_lower;
+  g.lower_end = LowerEnd::lower_bound;
 }
 
 std::optional<Neighbouring> run_neighbouring(const DpSgdRun& run) {

@@ -45,6 +45,10 @@ struct Question {
   bool companions = true;
   /// Prefixes the refusal of an accountant named alone (e.g. "line 3").
   std::string what;
+  /// For a run whose `event` only dominates it: an event the run attains (some pair of
+  /// its neighbouring datasets has exactly this event's pair), or nullptr. Each row's
+  /// lower end is then this event's (claim_attained_lower_end).
+  EventPtr attained;
 };
 
 /// Why a row is there.
@@ -130,6 +134,13 @@ bool event_is_the_run(const Question& question);
 /// so that no verb decides it alone.
 void claim_lower_end(Guarantee& guarantee, bool event_is_own);
 void claim_lower_end(AttackBounds& bounds, bool event_is_own);
+
+/// The lower end of a guarantee that has one (PLD's) replaced by the lower end of
+/// `attained`, an event the run attains, composed by PLD with `options` under the
+/// guarantee's relation: a lower bound on the run when that event's own pairs are
+/// attained (docs/claims.md#attained-pairs), which it then claims. The upper end stays.
+void claim_attained_lower_end(Guarantee& guarantee, const DpEvent& attained,
+                              const AccountantOptions& options);
 
 /// The relation accountants are asked for on a run's event: replace_special
 /// for shuffled batches (a shuffled epoch is analysed only under a relation

@@ -79,14 +79,75 @@ SigmaSolution calibrate_release(const std::string& accountant, const AccountantO
   return out;
 }
 
-SigmaSolution calibrate_amplified(double sampling_rate, std::int64_t steps, std::int64_t bands,
-                                  const std::string& accountant, const AccountantOptions& options,
-                                  double target, const RunTarget& what,
-                                  const CalibrationSettings& settings) {
+namespace {
+
+/// The most distinct noise multipliers amplified_attained_event composes: each is a
+/// discretised release for PLD, and a group of a dense strategy may have ⌈n/b⌉ distinct
+/// column norms. 32 keeps the extra composition to a fraction of the run's own.
+constexpr std::size_t kMaxAttainedReleases = 32;
+
+}  // namespace
+
+EventPtr amplified_attained_event(const matrix::Strategy& strategy, std::int64_t bands,
+                                  double sampling_rate, double sigma) {
+  const std::vector<double> norms = matrix::column_norms_squared_down(strategy);
+  const auto n = static_cast<std::int64_t>(norms.size());
+  // The group of largest Σ‖c_s‖² (first on ties).
+  std::int64_t group = 0;
+  double heaviest = -1;
+  for (std::int64_t g = 0; g < std::min(bands, n); ++g) {
+    double sum = 0;
+    for (std::int64_t s = g; s < n; s += bands) sum += norms[static_cast<std::size_t>(s)];
+    if (sum > heaviest) heaviest = sum, group = g;
+  }
+  std::vector<double> squares;
+  for (std::int64_t s = group; s < n; s += bands)
+    if (norms[static_cast<std::size_t>(s)] > 0)
+      squares.push_back(norms[static_cast<std::size_t>(s)]);
+  std::sort(squares.begin(), squares.end());
+  if (static_cast<std::size_t>(std::unique(squares.begin(), squares.end()) - squares.begin()) >
+      kMaxAttainedReleases) {
+    // Floored to multiples of 1/kMaxAttainedReleases (norms² ≤ 1 here): at most that many
+    // distinct values, each no larger than the column's, a zero one left out.
+    constexpr auto kGrid = static_cast<double>(kMaxAttainedReleases);
+    squares.clear();
+    for (std::int64_t s = group; s < n; s += bands) {
+      const double floored = std::floor(norms[static_cast<std::size_t>(s)] * kGrid) / kGrid;
+      if (floored > 0) squares.push_back(floored);
+    }
+    std::sort(squares.begin(), squares.end());
+  }
+  // Each distinct norm² v, composed as often as it occurs, at σ/√v rounded up.
+  std::vector<EventPtr> releases;
+  for (std::size_t i = 0; i < squares.size();) {
+    std::size_t j = i;
+    while (j < squares.size() && squares[j] == squares[i]) ++j;
+    const double norm = outward::down(std::sqrt(squares[i]), 1);  // √ is correctly rounded
+    const double multiplier = outward::quotient_up(sigma, norm);
+    // A multiplier past the largest double is noise no record shows through: left out.
+    if (norm > 0 && std::isfinite(multiplier))
+      releases.push_back(
+          make_self_composed(static_cast<std::int64_t>(j - i),
+                             make_poisson_sampled(sampling_rate, make_gaussian(multiplier))));
+    i = j;
+  }
+  if (releases.empty()) return nullptr;
+  return make_composed(std::move(releases));
+}
+
+SigmaSolution calibrate_amplified(const matrix::Strategy& strategy, double sampling_rate,
+                                  std::int64_t bands, const std::string& accountant,
+                                  const AccountantOptions& options, double target,
+                                  const RunTarget& what, const CalibrationSettings& settings) {
   const EpsilonOracle oracle{accountant, options, what.delta, what.measure, what.fpr};
-  return smallest_noise_multiplier(
+  const std::int64_t steps = matrix::steps(strategy);
+  SigmaSolution out = smallest_noise_multiplier(
       [&](double sigma) { return amplified_event(sampling_rate, sigma, steps, bands); }, oracle,
       target, settings.tolerance, settings.max_sigma);
+  if (const EventPtr attained =
+          amplified_attained_event(strategy, bands, sampling_rate, out.noise_multiplier))
+    claim_attained_lower_end(out.guarantee, *attained, options);
+  return out;
 }
 
 }  // namespace dpb

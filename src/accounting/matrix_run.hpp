@@ -41,6 +41,18 @@ DpSgdRun amplified_run(const matrix::Strategy& strategy, std::int64_t bands, dou
 EventPtr amplified_event(double sampling_rate, double sigma, std::int64_t steps,
                          std::int64_t bands);
 
+/// A pair that amplified banded MF attains (docs/matrix.md#amplified-banded-mf): for
+/// one group g, every other record's gradient 0 and the record of group g the same unit
+/// vector at each of its steps s = g, g + b, ... < n, whose columns have disjoint row
+/// supports, so that the run is exactly the composition of Poisson-sampled Gaussians at
+/// σ/‖c_s‖ over those steps. Its exact value is at most the run's: its PLD lower end is a
+/// lower bound on the run. The group is the one of largest Σ‖c_s‖² (any group's pair is
+/// attained; this one is the likely worst). Norms are rounded down and multipliers up;
+/// past kMaxAttainedReleases distinct multipliers the norms² are floored to a grid
+/// (fewer or smaller releases lose no more). nullptr when the group releases nothing.
+EventPtr amplified_attained_event(const matrix::Strategy& strategy, std::int64_t bands,
+                                  double sampling_rate, double sigma);
+
 /// The smallest noise multiplier z of the release with the measure ≤ target
 /// under `accountant` (the σ search of calibrate_run on matrix_release_event).
 /// Its lower end is claimed attained only when the sensitivity is the exact one
@@ -50,11 +62,13 @@ SigmaSolution calibrate_release(const std::string& accountant, const AccountantO
                                 double target, const RunTarget& what,
                                 const CalibrationSettings& settings, bool sensitivity_exact);
 
-/// The smallest σ of amplified banded MF (amplified_event) with the measure ≤
-/// target under `accountant`: the σ search of calibrate_run. Throws NoSolution.
-SigmaSolution calibrate_amplified(double sampling_rate, std::int64_t steps, std::int64_t bands,
-                                  const std::string& accountant, const AccountantOptions& options,
-                                  double target, const RunTarget& what,
-                                  const CalibrationSettings& settings);
+/// The smallest σ of amplified banded MF of `strategy` (amplified_event) with the
+/// measure ≤ target under `accountant`: the σ search of calibrate_run; its lower end, if
+/// any, that of amplified_attained_event at the σ found (claim_attained_lower_end).
+/// Throws NoSolution.
+SigmaSolution calibrate_amplified(const matrix::Strategy& strategy, double sampling_rate,
+                                  std::int64_t bands, const std::string& accountant,
+                                  const AccountantOptions& options, double target,
+                                  const RunTarget& what, const CalibrationSettings& settings);
 
 }  // namespace dpb

@@ -416,6 +416,7 @@ int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
     inputs.add("dp_sgd_steps", report::integer(run.steps));
     question.event = amplified_event(run.sampling_rate, run.noise_multiplier,
                                      matrix::steps(b.strategy), c.groups);
+    question.attained = amplified_attained_event(b.strategy, c.groups, c.q, sigma);
     question.run = run;
   } else {
     const auto p = participation_of(f, pattern);
@@ -437,7 +438,9 @@ int run_epsilon(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
   if (pattern == Pattern::cyclic_poisson)
     note(rep,
          "amplified banded MF: the DP-SGD run of ceil(steps / bands) Poisson-sampled rounds "
-         "at sampling_rate and noise_sd (Choquette-Choo et al. 2023, arXiv 2306.08153)");
+         "at sampling_rate and noise_sd (Choquette-Choo et al. 2023, arXiv 2306.08153); pld's "
+         "lower end: one group's steps, each at noise_sd / its column's norm, a pair the run "
+         "attains");
   else
     note(rep,
          "one Gaussian release at noise_multiplier = noise_sd / sensitivity (the noise on "
@@ -464,9 +467,8 @@ SolvedNoise solve_noise(const Built& b, Pattern pattern, const std::optional<Cyc
                         const SolveSettings& settings) {
   const RunTarget what{Measure::epsilon, delta, 0};
   if (pattern == Pattern::cyclic_poisson) {
-    const SigmaSolution z =
-        calibrate_amplified(cyclic->q, matrix::steps(b.strategy), cyclic->groups, accountant,
-                            choice.options, target, what, settings);
+    const SigmaSolution z = calibrate_amplified(b.strategy, cyclic->q, cyclic->groups, accountant,
+                                                choice.options, target, what, settings);
     return {z.noise_multiplier, z.noise_multiplier, z.guarantee};
   }
   const SigmaSolution z =
@@ -660,7 +662,7 @@ int run_error(const MatrixFlags& f, std::ostream& out, std::ostream& err) {
       const Cyclic c{group_rate, groups};
       const auto solved = best([&](const std::string& a) {
         const SigmaSolution s =
-            calibrate_amplified(c.q, matrix::steps(b.strategy), c.groups, a, choice.options, target,
+            calibrate_amplified(b.strategy, c.q, c.groups, a, choice.options, target,
                                 RunTarget{Measure::epsilon, delta, 0}, settings);
         return std::pair{s.noise_multiplier, s.guarantee};
       });

@@ -182,26 +182,27 @@ std::vector<double> gram(const Strategy& strategy, bool absolute) {
   return x;
 }
 
-std::vector<double> column_norms_squared(const Strategy& strategy) {
+namespace {
+
+/// ‖C e_j‖² for every column j, each square taken by `square` and each partial sum by `add`
+/// (both rounded the same way: every norm² is then rounded that way).
+template <class Square, class Add>
+std::vector<double> column_sums_of_squares(const Strategy& strategy, Square square, Add add) {
   const std::int64_t n = steps(strategy);
   std::vector<double> norms(static_cast<std::size_t>(n), 0.0);
-  // Every square and every partial sum rounded up (docs/matrix.md#rounding):
-  // each norm² is an upper bound, exact when the arithmetic is.
-  auto square_up = [](double c) { return outward::product_up(std::fabs(c), std::fabs(c)); };
   std::visit(Overloaded{[&](const Toeplitz& t) {
                           // Column j holds c_0..c_{n−1−j}.
                           double sum = 0;
                           for (std::int64_t s = 0; s < n; ++s) {
-                            sum = outward::sum_up(
-                                sum, square_up(t.coefficients[static_cast<std::size_t>(s)]));
+                            sum = add(sum, square(t.coefficients[static_cast<std::size_t>(s)]));
                             norms[static_cast<std::size_t>(n - 1 - s)] = sum;
                           }
                         },
                         [&](const Dense& m) {
                           for (std::int64_t t = 0; t < n; ++t)
                             for (std::int64_t j = 0; j <= t; ++j)
-                              norms[static_cast<std::size_t>(j)] = outward::sum_up(
-                                  norms[static_cast<std::size_t>(j)], square_up(m.at(t, j)));
+                              norms[static_cast<std::size_t>(j)] =
+                                  add(norms[static_cast<std::size_t>(j)], square(m.at(t, j)));
                         },
                         [&](const Tree& tree) {
                           for (std::int64_t j = 0; j < n; ++j)
@@ -210,6 +211,22 @@ std::vector<double> column_norms_squared(const Strategy& strategy) {
                         }},
              strategy);
   return norms;
+}
+
+}  // namespace
+
+std::vector<double> column_norms_squared(const Strategy& strategy) {
+  // Every square and every partial sum rounded up (docs/matrix.md#rounding):
+  // each norm² is an upper bound, exact when the arithmetic is.
+  return column_sums_of_squares(
+      strategy, [](double c) { return outward::product_up(std::fabs(c), std::fabs(c)); },
+      [](double a, double b) { return outward::sum_up(a, b); });
+}
+
+std::vector<double> column_norms_squared_down(const Strategy& strategy) {
+  return column_sums_of_squares(
+      strategy, [](double c) { return outward::product_down(std::fabs(c), std::fabs(c)); },
+      [](double a, double b) { return outward::sum_down(a, b); });
 }
 
 std::optional<std::int64_t> bands_of(const Strategy& strategy) {

@@ -77,6 +77,10 @@ std::vector<double> gram(const Strategy& strategy, bool absolute = false);
 /// up: exact when the arithmetic is, e.g. 1 for the identity).
 std::vector<double> column_norms_squared(const Strategy& strategy);
 
+/// ||C e_j||², j < n, each rounded down (every square and partial sum rounded
+/// down): a lower bound on each, for pairs that must not exceed the run's.
+std::vector<double> column_norms_squared_down(const Strategy& strategy);
+
 /// The smallest b with C_ij = 0 whenever i − j ≥ b (C lower-triangular with b
 /// bands); nullopt for the tree (its C is not square).
 std::optional<std::int64_t> bands_of(const Strategy& strategy);
