@@ -12,13 +12,10 @@
 // claim accuracy. Each description lists the verbs that refuse it, so the pairs covered
 // are exactly the table's; the closing note of issue 42 counts them.
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -348,8 +345,7 @@ std::vector<RunDescription> run_descriptions() {
                          dpb::make_gaussian(number(row, "noise_multiplier", 1.1)))));
                }});
   const Args epoch_fixed{"--dataset-size", std::to_string(kEpochRecords)};
-  // Shuffled batches: the shuffled event is the run's own mechanism. sampling-rate has
-  // no batch size that meets the target (one step already spends more).
+  // Shuffled batches: the shuffled event is the run's own mechanism.
   d.push_back({"shuffle",
                joined({{"--sampling", "shuffle"}, epoch_fixed}),
                {"--batch-size", "50"},
