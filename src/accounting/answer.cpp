@@ -135,6 +135,7 @@ std::vector<AnswerRow> shuffle_lower_rows(const Question& q, std::vector<std::st
 std::vector<AnswerRow> poisson_estimate_rows(Question q, std::vector<std::string>& warnings) {
   q.event = poisson_estimate_event(*q.run);
   q.run.reset();
+  q.attained = nullptr;  // a pair of the run, not of the Poisson-sampled one
   q.accountants.options.neighbouring = std::nullopt;
   std::vector<std::string> skipped;
   std::vector<AnswerRow> rows;
