@@ -105,8 +105,10 @@ EventPtr amplified_attained_event(const matrix::Strategy& strategy, std::int64_t
     if (norms[static_cast<std::size_t>(s)] > 0)
       squares.push_back(norms[static_cast<std::size_t>(s)]);
   std::sort(squares.begin(), squares.end());
-  if (static_cast<std::size_t>(std::unique(squares.begin(), squares.end()) - squares.begin()) >
-      kMaxAttainedReleases) {
+  std::size_t distinct = 0;  // counted, not std::unique'd: the multiset is the pair
+  for (std::size_t i = 0; i < squares.size(); ++i)
+    if (i == 0 || squares[i] != squares[i - 1]) ++distinct;
+  if (distinct > kMaxAttainedReleases) {
     // Floored to multiples of 1/kMaxAttainedReleases (norms² ≤ 1 here): at most that many
     // distinct values, each no larger than the column's, a zero one left out.
     constexpr auto kGrid = static_cast<double>(kMaxAttainedReleases);

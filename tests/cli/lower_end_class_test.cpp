@@ -719,6 +719,18 @@ TEST_CASE("class: every claimed lower bound of a matrix-mechanism run is below i
     rows += "\n";
   }
   const ScratchFile matrix_file("matrix.csv", rows);
+  // A diagonal of norms 0.5, 0.5, 0.9, ... (one band): a single group of uneven norms,
+  // each repeated, so the attained pair must keep each norm as often as it occurs.
+  std::vector<double> diagonal(static_cast<std::size_t>(n * n), 0.0);
+  std::string diagonal_rows;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const bool large = i % 3 == 2;
+    diagonal[static_cast<std::size_t>(i * n + i)] = large ? 0.9 : 0.5;
+    for (std::int64_t j = 0; j < n; ++j)
+      diagonal_rows += (j ? "," : "") + std::string(j != i ? "0" : large ? "0.9" : "0.5");
+    diagonal_rows += "\n";
+  }
+  const ScratchFile diagonal_file("diagonal.csv", diagonal_rows);
   const ScratchFile coefficients("coefficients.csv", "0.6,0.3,0.2,0.1\n");
   // Signed coefficients: two participations 2 apart have columns of negative inner
   // product, so the sensitivity under min-sep is known here (and to the tool) only as
@@ -739,6 +751,10 @@ TEST_CASE("class: every claimed lower bound of a matrix-mechanism run is below i
        {"--strategy", "matrix-file", "--matrix", matrix_file.path},
        {n, two_banded},
        2},
+      {"diagonal matrix-file",
+       {"--strategy", "matrix-file", "--matrix", diagonal_file.path},
+       {n, diagonal},
+       1},
       {"signed toeplitz-file",
        {"--strategy", "toeplitz-file", "--coefficients", signed_coefficients.path, "--steps", "10"},
        toeplitz({1, 0.5, -0.6}, n),
@@ -784,7 +800,7 @@ TEST_CASE("class: every claimed lower bound of a matrix-mechanism run is below i
   }
   MESSAGE("matrix: " << tally.pairs << " pairs, " << tally.lower_bounds << " lower bounds checked, "
                      << tally.accuracy << " accuracy rows");
-  CHECK(tally.pairs == 6 * 4 + 4 * 2);
+  CHECK(tally.pairs == 7 * 4 + 5 * 2);
   CHECK(tally.lower_bounds >= 28);
   CHECK(tally.accuracy >= 2);
 }

@@ -87,3 +87,21 @@ TEST_CASE("amplified MF: past 32 distinct norms the releases are floored, still 
   CHECK(*a.epsilon_lower <= truth.epsilon);
   CHECK(*a.epsilon_lower >= 0.9 * *truth.epsilon_lower);  // the floor costs little
 }
+
+TEST_CASE("amplified MF: the attained pair keeps each norm as often as the group has it") {
+  // One group (b = 1) whose columns have norms 0.5, 0.5 and 0.9 (the diagonal alone):
+  // the pair is two releases at σ/0.5 and one at σ/0.9, not any other multiset.
+  const std::vector<double> entries{0.5, 0, 0, 0, 0.5, 0, 0, 0, 0.9};
+  const auto strategy = dpb::matrix::Strategy{dpb::matrix::dense_strategy(3, entries)};
+  const dpb::EventPtr attained = dpb::amplified_attained_event(strategy, 1, 0.2, 0.8);
+  REQUIRE(attained);
+  const auto& releases = std::get<dpb::ComposedEvent>(*attained).events;
+  REQUIRE(releases.size() == 2);
+  CHECK(std::get<dpb::SelfComposedEvent>(*releases[0]).count == 2);  // norm 0.5
+  CHECK(std::get<dpb::SelfComposedEvent>(*releases[1]).count == 1);  // norm 0.9
+  const dpb::Guarantee a = attained_test_pld(*attained, 1e-5);
+  const dpb::Guarantee m = attained_test_pld(*attained_test_group({0.5, 0.5, 0.9}, 0.2, 0.8), 1e-5);
+  REQUIRE(a.epsilon_lower);
+  CHECK(*a.epsilon_lower <= m.epsilon);
+  CHECK(*a.epsilon_lower == doctest::Approx(*m.epsilon_lower).epsilon(1e-6));
+}
