@@ -55,7 +55,7 @@ DpSgdRun candidate_run(const PlanQuestion& question, const Job& job) {
 Outcome solve(const PlanQuestion& question, const Job& job) {
   const DpSgdRun run = candidate_run(question, job);
   try {
-    // calibrate_run() is what `dpbudget sigma` asks (cli/solve.cpp): the
+    // calibrate_run() is what `dpbudget sigma` asks (cli/run/solve.cpp): the
     // smallest σ, rounded up, with the guarantee it achieves
     // (docs/calibration.md#sigma).
     CalibratedRun solved = calibrate_run(

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "accounting/errors.hpp"
-#include "cli/completions.hpp"
 #include "cli/errors.hpp"
-#include "cli/output_flags.hpp"
-#include "cli/suggest.hpp"
+#include "cli/flags/output_flags.hpp"
+#include "cli/flags/suggest.hpp"
 #include "cli/verbs.hpp"
+#include "cli/verbs/completions.hpp"
 #include "dpbudget/version.hpp"
 #include "report/render.hpp"
 
@@ -26,12 +26,8 @@ namespace dpb::cli {
 namespace {
 
 /// The mode of the run_cli() call on this thread (a verb's sweep workers
-/// never call flags_checked()).
+/// never call only_checking()).
 thread_local RunMode current_mode = RunMode::run;
-
-/// Thrown by flags_checked() in RunMode::check; not a std::exception, so no
-/// handler for errors takes it; run_cli() catches it and returns kOk.
-struct FlagsChecked {};
 
 constexpr const char* kExitStatusHelp =
     "Exit status: 0 ok; 1 a --max-epsilon budget was exceeded; 2 bad usage or input;\n"
@@ -159,40 +155,12 @@ std::string unknown_verb(const std::string& word, const std::vector<std::string>
   return "unknown verb '" + word + "'; verbs: " + known;
 }
 
-/// One line per verb, in the order --help lists them: its name and the
-/// function that declares it. When the first word names a verb, only that
-/// verb's parser is built (start-up: every verb's options cost about as much
-/// as the rest of a quick run); otherwise every verb's (--help, an unknown
-/// verb's suggestion, the completions walk).
-struct VerbEntry {
-  const char* name;
-  Verb (*setup)(CLI::App&);
-};
-constexpr VerbEntry kVerbs[] = {
-    {"epsilon", setup_epsilon},
-    {"delta", setup_delta},
-    {"sigma", setup_sigma},
-    {"steps", setup_steps},
-    {"sampling-rate", setup_sampling_rate},
-    {"plan", setup_plan},
-    {"sweep", setup_sweep},
-    {"compose", setup_compose},
-    {"amplify", setup_amplify},
-    {"gaussian", setup_gaussian},
-    {"laplace", setup_laplace},
-    {"gdp", setup_gdp},
-    {"tradeoff", setup_tradeoff},
-    {"plot", setup_plot},
-    {"events", setup_events},
-    {"audit", setup_audit},
-    {"risk", setup_risk},
-    {"report", setup_report},
-    {"mf-sensitivity", setup_mf_sensitivity},
-    {"mf-epsilon", setup_mf_epsilon},
-    {"mf-sigma", setup_mf_sigma},
-    {"mf-error", setup_mf_error},
-};
-constexpr std::size_t kVerbCount = std::size(kVerbs);
+constexpr std::size_t kVerbCount = kVerbs.size();
+
+/// The place of `verb` in kVerbs.
+std::size_t verb_index(const VerbDescriptor* verb) {
+  return static_cast<std::size_t>(std::find(kVerbs.begin(), kVerbs.end(), verb) - kVerbs.begin());
+}
 
 }  // namespace
 
@@ -211,21 +179,22 @@ struct CliSession::Parsers {
   std::array<std::unique_ptr<Parser>, kVerbCount + 2> slots;
 
   /// The parser with the verb `only` (every verb when null; none when
-  /// `version_only`).
-  static std::unique_ptr<Parser> build(const VerbEntry* only, bool version_only) {
+  /// `version_only`). When the first word names a verb, only that verb's
+  /// parser is built (start-up: every verb's options cost about as much as
+  /// the rest of a quick run); otherwise every verb's (--help, an unknown
+  /// verb's suggestion, the completions walk).
+  static std::unique_ptr<Parser> build(const VerbDescriptor* only, bool version_only) {
     auto parser = std::make_unique<Parser>();
     CLI::App& app = parser->app;
     app.footer(kExitStatusHelp);
     app.set_version_flag("--version", version_string());
     app.require_subcommand(1);
     auto& verbs = parser->verbs;
-    for (const auto& v : kVerbs) {
-      if ((only && only != &v) || version_only) continue;
-      verbs.push_back(v.setup(app));
-      verbs.back().command->footer(kExitStatusHelp);
-      if (verbs.back().command->get_name() != v.name)  // the table and the verb disagree
-        throw std::logic_error(std::string("verb table names '") + v.name + "' for '" +
-                               verbs.back().command->get_name() + "'");
+    for (const VerbDescriptor* v : kVerbs) {
+      if ((only && only != v) || version_only) continue;
+      CLI::App* command = app.add_subcommand(std::string(v->name), v->description());
+      verbs.push_back(v->declare(*command));
+      command->footer(kExitStatusHelp);
     }
     // Hidden verbs (group ""): listed nowhere, generated from the parser above.
     if (!only && !version_only) parser->hidden.push_back(setup_completions(app));
@@ -236,8 +205,13 @@ struct CliSession::Parsers {
 CliSession::CliSession() : parsers_(std::make_unique<Parsers>()) {}
 CliSession::~CliSession() = default;
 
-void flags_checked() {
-  if (current_mode == RunMode::check) throw FlagsChecked{};
+bool only_checking() { return current_mode == RunMode::check; }
+
+std::string VerbDescriptor::description() const {
+  std::string text(summary);
+  for (std::string_view example : examples)
+    if (!example.empty()) text += "\n  example: " + std::string(example);
+  return text;
 }
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, RunMode mode) {
@@ -254,9 +228,9 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
     ModeScope(const ModeScope&) = delete;
     ModeScope& operator=(const ModeScope&) = delete;
   } mode_scope(mode);
-  const VerbEntry* only = nullptr;
-  for (const auto& v : kVerbs)
-    if (argc > 1 && std::string_view(argv[1]) == v.name) only = &v;
+  const VerbDescriptor* only = nullptr;
+  for (const VerbDescriptor* v : kVerbs)
+    if (argc > 1 && std::string_view(argv[1]) == v->name) only = v;
   // `dpbudget --version` alone needs no verb at all.
   const bool version_only = argc == 2 && std::string_view(argv[1]) == "--version";
   // A first word that names no verb, with no word after it that could ask for
@@ -269,14 +243,14 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
                word.starts_with("--version");
       })) {
     std::vector<std::string> names;
-    for (const auto& v : kVerbs) names.push_back(v.name);
+    for (const VerbDescriptor* v : kVerbs) names.emplace_back(v->name);
     err << "dpbudget: error: " << report::escape_control(unknown_verb(argv[1], names)) << '\n';
     return kUsage;
   }
   // This session's parser for the command line: built on first use; later
   // cleared of the last parse, each flag value put back as setup left it.
   auto& slot = parsers_->slots[version_only ? Parsers::kNoVerb
-                               : only       ? static_cast<std::size_t>(only - kVerbs)
+                               : only       ? verb_index(only)
                                             : Parsers::kEveryVerb];
   if (!slot) {
     slot = Parsers::build(only, version_only);
@@ -333,8 +307,6 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
           return status;
         }
     return kUsage;
-  } catch (const FlagsChecked&) {
-    return kOk;
   } catch (const WriteError& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kWriteFailed;

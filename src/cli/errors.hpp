@@ -24,15 +24,16 @@ enum ExitStatus : int {
 };
 
 /// How run_cli() runs a verb. `check` parses the command line and validates
-/// its flags, and stops where the verb would start computing: the verb calls
-/// flags_checked() there, which ends it with status kOk and nothing written.
-/// Only the command-line fuzzer uses it (tests/fuzz/cli_fuzz.cpp), so that its
-/// time goes to parsing rather than to accounting.
+/// its flags, and stops where the verb would start computing: the verb asks
+/// only_checking() there and returns kOk with nothing written when it says
+/// so. Only the command-line fuzzer uses it (tests/fuzz/cli_fuzz.cpp), so
+/// that its time goes to parsing rather than to accounting.
 enum class RunMode { run, check };
 
-/// A verb's call once its flags are validated, before its first computation:
-/// returns at once in RunMode::run; in RunMode::check it ends the verb.
-void flags_checked();
+/// Whether this run_cli() call only checks flags (RunMode::check): a verb
+/// asks once its flags are validated, before its first computation, and
+/// returns kOk when it is so.
+[[nodiscard]] bool only_checking();
 
 /// Bad usage or input; the message names the flag and what is allowed.
 class UsageError : public std::runtime_error {

@@ -1,10 +1,14 @@
 #pragma once
-// Each verb lives in its own file: setup_X() declares its subcommand and
-// flags, and returns the function that runs it once parsing succeeded.
+// Each verb lives in its own file (cli/verbs/): its VerbDescriptor names it,
+// says what it answers with an example, and declares its flags, returning the
+// function that runs it once parsing succeeded.
 #include <CLI/CLI.hpp>
+#include <array>
 #include <functional>
 #include <memory>
 #include <ostream>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace dpb::cli {
@@ -36,27 +40,56 @@ Verb verb_of(CLI::App* command, const std::shared_ptr<Flags>& flags, Run run) {
       [flags, initial = *flags] { *flags = initial; });
 }
 
-Verb setup_epsilon(CLI::App& app);
-Verb setup_delta(CLI::App& app);
-Verb setup_sigma(CLI::App& app);
-Verb setup_steps(CLI::App& app);
-Verb setup_sampling_rate(CLI::App& app);
-Verb setup_plan(CLI::App& app);
-Verb setup_sweep(CLI::App& app);
-Verb setup_compose(CLI::App& app);
-Verb setup_amplify(CLI::App& app);
-Verb setup_gaussian(CLI::App& app);
-Verb setup_laplace(CLI::App& app);
-Verb setup_gdp(CLI::App& app);
-Verb setup_tradeoff(CLI::App& app);
-Verb setup_plot(CLI::App& app);
-Verb setup_events(CLI::App& app);
-Verb setup_audit(CLI::App& app);
-Verb setup_risk(CLI::App& app);
-Verb setup_report(CLI::App& app);
-Verb setup_mf_sensitivity(CLI::App& app);
-Verb setup_mf_epsilon(CLI::App& app);
-Verb setup_mf_sigma(CLI::App& app);
-Verb setup_mf_error(CLI::App& app);
+/// A verb, described once: its name, what it answers (the first line of its
+/// --help and of `dpbudget --help`), the command lines its --help shows as
+/// examples (the man page and a test run them), and the function that
+/// declares its flags on the subcommand named `name` and returns its runner.
+/// Each verb's file defines one (`kEpsilonVerb` in verbs/epsilon.cpp); the
+/// list below is the order of --help, and a verb missing from it, or listed
+/// without a definition, fails to compile or to link.
+struct VerbDescriptor {
+  std::string_view name;
+  /// One line, or several, each after the first starting with two spaces.
+  std::string_view summary;
+  /// Full command lines ("dpbudget NAME ..."), at most three; unused slots
+  /// are empty.
+  std::array<std::string_view, 3> examples;
+  Verb (*declare)(CLI::App& command);
+
+  /// The subcommand's description: the summary, then "  example: ..." lines.
+  std::string description() const;
+};
+
+extern const VerbDescriptor kEpsilonVerb;
+extern const VerbDescriptor kDeltaVerb;
+extern const VerbDescriptor kSigmaVerb;
+extern const VerbDescriptor kStepsVerb;
+extern const VerbDescriptor kSamplingRateVerb;
+extern const VerbDescriptor kPlanVerb;
+extern const VerbDescriptor kSweepVerb;
+extern const VerbDescriptor kComposeVerb;
+extern const VerbDescriptor kAmplifyVerb;
+extern const VerbDescriptor kGaussianVerb;
+extern const VerbDescriptor kLaplaceVerb;
+extern const VerbDescriptor kGdpVerb;
+extern const VerbDescriptor kTradeoffVerb;
+extern const VerbDescriptor kPlotVerb;
+extern const VerbDescriptor kEventsVerb;
+extern const VerbDescriptor kAuditVerb;
+extern const VerbDescriptor kRiskVerb;
+extern const VerbDescriptor kReportVerb;
+extern const VerbDescriptor kMfSensitivityVerb;
+extern const VerbDescriptor kMfEpsilonVerb;
+extern const VerbDescriptor kMfSigmaVerb;
+extern const VerbDescriptor kMfErrorVerb;
+
+/// Every verb, in the order `dpbudget --help` lists them.
+inline constexpr std::array<const VerbDescriptor*, 22> kVerbs{{
+    &kEpsilonVerb, &kDeltaVerb,   &kSigmaVerb,    &kStepsVerb,         &kSamplingRateVerb,
+    &kPlanVerb,    &kSweepVerb,   &kComposeVerb,  &kAmplifyVerb,       &kGaussianVerb,
+    &kLaplaceVerb, &kGdpVerb,     &kTradeoffVerb, &kPlotVerb,          &kEventsVerb,
+    &kAuditVerb,   &kRiskVerb,    &kReportVerb,   &kMfSensitivityVerb, &kMfEpsilonVerb,
+    &kMfSigmaVerb, &kMfErrorVerb,
+}};
 
 }  // namespace dpb::cli

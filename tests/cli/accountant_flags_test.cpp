@@ -1,7 +1,7 @@
 // The accountant settings (--orders, --conversion, --composition, --pld-*):
 // each is read by one accountant, and given where none reads it, refused
 // naming the flag and that accountant (issue 26, item 6), by every verb.
-#include "cli/accountant_flags.hpp"
+#include "cli/flags/accountant_flags.hpp"
 
 #include <doctest/doctest.h>
 

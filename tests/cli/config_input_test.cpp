@@ -5,7 +5,7 @@
 // smaller InputLimits (the same code, a thousandth of the input); the line
 // limit, cheap to cross, also at its documented size, here and through the
 // binary (tests/e2e/input_limits_test.cpp).
-#include "cli/config_input.hpp"
+#include "cli/input/config_input.hpp"
 
 #include <doctest/doctest.h>
 

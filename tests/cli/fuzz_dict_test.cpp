@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/config_input.hpp"
-#include "cli/run_parameters.hpp"
-#include "cli/spec_verb.hpp"
+#include "cli/flags/run_parameters.hpp"
+#include "cli/run/spec_verb.hpp"
+#include "cli/input/config_input.hpp"
 
 namespace {
 

@@ -31,7 +31,7 @@
 #include "accounting/accountant.hpp"
 #include "accounting/events/event_examples.hpp"
 #include "accounting/events/events.hpp"
-#include "cli/spec_input.hpp"
+#include "cli/input/spec_input.hpp"
 #include "in_process.hpp"
 #include "support/temp_file.hpp"
 

@@ -1,4 +1,4 @@
-#include "cli/parse.hpp"
+#include "cli/flags/parse.hpp"
 
 #include <doctest/doctest.h>
 

@@ -41,7 +41,7 @@ std::string joined(const std::vector<std::string>& args) {
 }  // namespace
 
 TEST_CASE("check mode stops each verb that computes once its flags are valid") {
-  // One valid command per verb that calls flags_checked().
+  // One valid command per verb that asks only_checking().
   const std::vector<std::vector<std::string>> valid = {
       {"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5"},
       {"delta", "-q", "0.01", "--sigma", "1.1", "--steps", "100", "--epsilon", "1"},

@@ -1,4 +1,4 @@
-// The run-parameter table (cli/run_parameters.hpp) against the whole command
+// The run-parameter table (cli/flags/run_parameters.hpp) against the whole command
 // line: every parameter is a flag of every DP-SGD verb, has its JSON Lines
 // key, and is refused beside --spec and --input; parameters that stand in for
 // another are refused beside it, as flags and as keys. Driven by the table,
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "cli/app.hpp"
-#include "cli/config_input.hpp"
 #include "cli/errors.hpp"
-#include "cli/run_parameters.hpp"
+#include "cli/flags/run_parameters.hpp"
+#include "cli/input/config_input.hpp"
 #include "support/refusal.hpp"
 
 using namespace dpb::cli;
@@ -110,7 +110,7 @@ TEST_CASE("run parameters: a choice parameter lists its choices, the others none
 }
 
 // (The table's order, which run_parameter() indexes by, is a static_assert in
-// cli/run_parameters.hpp.)
+// cli/flags/run_parameters.hpp.)
 TEST_CASE("run parameters: names are unique, flags are listed in their CLI11 names") {
   for (std::size_t i = 0; i < kRunParameters.size(); ++i) {
     const auto& p = kRunParameters[i];

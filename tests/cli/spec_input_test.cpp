@@ -1,6 +1,6 @@
 // Spec files: JSON -> events and back, and every malformed spec reported with
 // the JSON pointer of the value at fault.
-#include "cli/spec_input.hpp"
+#include "cli/input/spec_input.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,8 @@
-// "Did you mean": edit distance and the closest name (cli/suggest.hpp), and
+// "Did you mean": edit distance and the closest name (cli/flags/suggest.hpp), and
 // the usage error run_cli (what the binary's main() runs) gives for every flag
 // of every verb misspelt. The binary's own exit status and streams for a
 // misspelt flag or verb: tests/e2e/unknown_flag_test.cpp.
-#include "cli/suggest.hpp"
+#include "cli/flags/suggest.hpp"
 
 #include <doctest/doctest.h>
 

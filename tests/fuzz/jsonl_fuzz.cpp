@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "accounting/risk/audit.hpp"
-#include "cli/config_input.hpp"
 #include "cli/errors.hpp"
-#include "cli/scores_input.hpp"
+#include "cli/input/config_input.hpp"
+#include "cli/input/scores_input.hpp"
 #include "fuzz_util.hpp"
 #include "report/render.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/errors.hpp"
-#include "cli/parse.hpp"
+#include "cli/flags/parse.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -9,7 +9,7 @@
 
 #include "accounting/accountant.hpp"
 #include "accounting/errors.hpp"
-#include "cli/spec_input.hpp"
+#include "cli/input/spec_input.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

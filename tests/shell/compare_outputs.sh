@@ -26,11 +26,22 @@ cmds=(
 "report --sigma 1.1 -q 0.01 --steps 10000 --delta 1e-5 --format json"
 "gdp --mu 1 --delta 1e-5 --format json"
 "compose --epsilon 0.1 --delta 1e-6 --count 100 --target-delta 1e-5 --format json"
+"mf-sensitivity --strategy banded --steps 128 --bands 4 --participation min-sep --min-sep 4 --participations 8 --format json"
+"mf-epsilon --strategy banded --steps 10 --bands 4 --participation cyclic-poisson -q 0.05 --sigma 1.1 --delta 1e-6 --format json"
+"mf-epsilon --strategy sqrt --steps 100 --sigma 5 --delta 1e-6 --accountant all --format json"
+"mf-sigma --strategy tree --steps 100 --epsilon 8 --delta 1e-6 --format json"
+"mf-error --strategy identity,tree,sqrt,banded --steps 200 --bands 1,2,4 --epsilon 8 --delta 1e-6 --format json"
+"mf-error --strategy identity,banded --steps 64 --bands 1,2,4 --participation cyclic-poisson --batch-fraction 0.01 --epsilon 8 --delta 1e-6 --format json"
+"sweep --sigma 0.8,1.1 -q 0.01 --steps 1000,2000 --delta 1e-5 --max-epsilon 2 --format csv"
+"sweep --sigma 0.8,1.1 -q 0.01 --steps 1000,2000 --delta 1e-5 --format jsonl"
+"sweep --sigma 0.8,1.1 -q 0.01 --steps 1000,2000 --delta 1e-5 --shard 2/2 --format csv"
+"sweep --sigma 0.8:1.2:0.1 -q 0.01 --steps 100 --delta 1e-5 --solve sigma --epsilon 2 --format csv"
 )
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for c in "${cmds[@]}"; do
   $OLD $c >"$tmp/old.json" 2>/dev/null; $NEW $c >"$tmp/new.json" 2>/dev/null
   if cmp -s "$tmp/old.json" "$tmp/new.json"; then echo "BYTES ${c:0:90}"; continue; fi
+  case $c in *"--format json"*) ;; *) echo "DIFF ${c:0:90} (not JSON: bytes differ)"; continue ;; esac
   python3 - "$c" "$tmp/old.json" "$tmp/new.json" <<'PY'
 import json,sys
 o=json.load(open(sys.argv[2])); n=json.load(open(sys.argv[3]))

@@ -66,6 +66,40 @@ while IFS= read -r hit; do fail "$hit (accounting does no I/O)"; done \
 while IFS= read -r hit; do fail "$hit (report is below cli)"; done \
   < <(grep -rnE '#include "cli/' src/report)
 
+# util/ (tools about no part of dpbudget) includes none of the layers, and
+# report and cli may use it. A persistence layer
+# (src/store/, the ledger's store: persistence only, no maths) may use util/
+# and nothing above it; the command line uses it.
+while IFS= read -r hit; do fail "$hit (util is below every layer)"; done \
+  < <(grep -rnE '#include "(accounting|report|cli|store)/' src/util 2>/dev/null)
+if [ -d src/store ]; then
+  while IFS= read -r hit; do fail "$hit (store keeps records: no numerics, no rendering, no command line)"; done \
+    < <(grep -rnE '#include "(accounting|report|cli)/' src/store)
+fi
+while IFS= read -r hit; do fail "$hit (only the command line uses the store)"; done \
+  < <(grep -rnE '#include "store/' src/accounting src/report src/util 2>/dev/null)
+
+# Inside cli/: flags/ (flag vocabularies) uses only flags/; input/ (readers)
+# flags/ and input/; run/ (runners several verbs share) flags/, input/ and
+# run/; verbs/ any of them; no folder but verbs/ includes a verb's file.
+declare -A cli_may_use=(
+  [flags]="flags"
+  [input]="flags input"
+  [run]="flags input run"
+  [verbs]="flags input run verbs"
+)
+for dir in src/cli/*/; do
+  part=$(basename "$dir")
+  [ -n "${cli_may_use[$part]+set}" ] || fail "src/cli/$part/ is not in this test's cli table (add it, with what it may use)"
+done
+for part in "${!cli_may_use[@]}"; do
+  allowed=" ${cli_may_use[$part]} "
+  while IFS=: read -r file _ line; do
+    folder=$(sed -E 's/.*#include "cli\/([^/"]*)\/.*/\1/' <<<"$line")
+    [[ $allowed == *" $folder "* ]] || fail "$file includes cli/$folder/ (cli/$part/ may use: ${cli_may_use[$part]})"
+  done < <(grep -rnE '#include "cli/[a-z_]+/' "src/cli/$part" /dev/null)
+done
+
 # ARCHITECTURE.md is a map: every file or folder it names exists (the
 # recipes' examples, the accountant `prv` and the placeholder VERB, aside).
 while IFS= read -r path; do

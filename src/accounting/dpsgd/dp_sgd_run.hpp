@@ -96,7 +96,7 @@ EventPtr dp_sgd_event(const DpSgdRun& run);
 bool event_is_the_run(const DpSgdRun& run);
 
 /// The parameters of a run, defined once (docs/sampling.md#dp-sgd-run): the
-/// CLI's table of flags and JSON Lines keys (cli/run_parameters.hpp) lists
+/// CLI's table of flags and JSON Lines keys (cli/flags/run_parameters.hpp) lists
 /// them in this order, checked at compile time.
 enum class RunParam {
   sampling_rate,

@@ -1,0 +1,99 @@
+#pragma once
+// Training configurations read from JSON Lines (`dpbudget sweep --input`):
+// one object per line with the run parameters' JSON keys (kRunParameters in
+// cli/flags/run_parameters.hpp), delta, epsilon and a free-form `name` echoed to the
+// output, `solve` (what the line solves for; a line missing a parameter it does
+// not solve for is refused); or `spec`, an event as in a spec file, instead
+// of the DP-SGD keys.
+#include <cstddef>
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accounting/accountant.hpp"
+#include "accounting/events/events.hpp"
+#include "cli/flags/run_parameters.hpp"
+
+namespace dpb::cli {
+
+/// Documented limits on --input (README, "Limits").
+inline constexpr std::size_t kMaxInputBytes = 64u << 20;  // 64 MiB
+inline constexpr std::size_t kMaxLineBytes = 1u << 20;    // 1 MiB
+inline constexpr std::size_t kMaxInputRows = 1'000'000;
+
+/// The limits read_configs enforces: the documented ones unless a test asks for
+/// smaller ones (so it can cross them cheaply).
+struct InputLimits {
+  std::size_t max_bytes = kMaxInputBytes;      ///< whole input, newlines included
+  std::size_t max_line_bytes = kMaxLineBytes;  ///< one line, without its newline
+  std::size_t max_rows = kMaxInputRows;        ///< non-blank lines, good or bad
+};
+/// JSON nesting of one line: room for a spec at its event depth limit.
+inline constexpr int kMaxLineDepth = 256;
+
+/// The most phases a schedule holds (README, "Limits"): each is composed by
+/// every accountant (pld convolves a grid per distinct phase).
+inline constexpr std::size_t kMaxPhases = 1000;
+
+/// One phase of a --schedule file: the run parameters it sets (by their JSON
+/// keys, kRunParameters) and its `name`.
+struct PhaseInput {
+  std::optional<std::string> name;
+  GivenValues values;
+};
+
+struct ConfigLine {
+  std::size_t line = 0;  ///< 1-based line number in the input
+  std::optional<std::string> name;
+  DpSgdValues values;
+  std::optional<double> delta;
+  std::optional<double> epsilon;
+  /// `"solve": "noise_multiplier"` (or a --solve value, "sigma"): the
+  /// parameter this line solves for, with `epsilon` its target.
+  std::optional<Unknown> solve;
+  /// `"spec": {...}`: an event (README, "Spec files") instead of the DP-SGD
+  /// keys, and its compact JSON.
+  EventPtr spec;
+  std::string spec_json;
+  /// `"neighbouring": "replace-one"` (with a spec only): the relation asked
+  /// for, as --neighbouring.
+  std::optional<Neighbouring> neighbouring;
+  /// `"phases": [{...}, ...]`: the line is a run in phases (as a --schedule
+  /// file's, docs/sampling.md#schedules), each phase inheriting the line's own
+  /// run keys (`given`) for the keys it does not set.
+  std::vector<PhaseInput> phases;
+  GivenValues given;
+};
+
+struct InputError {
+  std::size_t line;
+  std::string message;  ///< "key: what is wrong"
+};
+
+struct ConfigInput {
+  std::vector<ConfigLine> configs;
+  std::vector<InputError> errors;
+};
+
+/// Every key a line may hold, in the order messages list them: name, the
+/// run parameters' keys (kRunParameters), delta, epsilon, solve, spec,
+/// neighbouring, phases. (The fuzzer's dictionary, tests/fuzz/jsonl.dict, is tested
+/// against it.)
+std::vector<std::string> config_keys();
+
+/// The phases of a schedule (docs/sampling.md#schedules): a JSON array of phase
+/// objects, or JSON Lines (one object per line). A phase holds run
+/// parameters' keys and `name`, nothing else. Throws UsageError naming the
+/// source, the phase (and line) and the key at fault; the limits are those of
+/// --input (the whole file, a line) and kMaxPhases.
+std::vector<PhaseInput> read_schedule(std::istream& in, const std::string& source_name,
+                                      const InputLimits& limits = {});
+
+/// Parses every non-blank line; a malformed line becomes an InputError naming
+/// the key at fault. Throws UsageError when a limit is exceeded (reading no
+/// further than the limit).
+ConfigInput read_configs(std::istream& in, const std::string& source_name,
+                         const InputLimits& limits = {});
+
+}  // namespace dpb::cli

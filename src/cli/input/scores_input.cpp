@@ -1,0 +1,44 @@
+#include "cli/input/scores_input.hpp"
+
+#include "cli/errors.hpp"
+#include "cli/flags/parse.hpp"
+
+namespace dpb::cli {
+
+std::vector<Scored> read_scores(std::istream& in, const std::string& name) {
+  std::vector<Scored> out;
+  std::string line;
+  std::size_t number = 0, bytes = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    bytes += line.size() + 1;
+    if (bytes > kMaxScoresBytes) throw UsageError("--scores: more than 64 MiB");
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line.front() == '#') continue;
+    const auto where = name + ":" + std::to_string(number) + ": ";
+    const auto comma = line.find(',');
+    if (comma == std::string::npos)
+      throw UsageError("--scores: " + where + "expected 'score,label', got '" + line + "'");
+    Scored s{};
+    try {
+      s.score = parse_real("score", line.substr(0, comma),
+                           Domain{-kInf, kInf, true, true, "a finite number"});
+    } catch (const UsageError& e) {
+      throw UsageError("--scores: " + where + e.what());
+    }
+    const std::string label = line.substr(comma + 1);
+    if (label == "1" || label == "true")
+      s.member = true;
+    else if (label == "0" || label == "false")
+      s.member = false;
+    else
+      throw UsageError("--scores: " + where + "label: must be 1, 0, true or false, got '" + label +
+                       "'");
+    out.push_back(s);
+  }
+  if (in.bad()) throw UsageError("--scores: cannot read '" + name + "'");
+  if (out.empty()) throw UsageError("--scores: no 'score,label' lines in '" + name + "'");
+  return out;
+}
+
+}  // namespace dpb::cli
