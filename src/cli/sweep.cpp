@@ -577,7 +577,7 @@ std::string temp_directory() {
 }
 
 /// A sweep's rows on their way to stdout, in flat memory in every format
-/// (README "Sweeps"): JSON Lines and CSV with a known header as each block
+/// (docs/guide.md#sweeps-and-the-budget-gate): JSON Lines and CSV with a known header as each block
 /// of rows is computed; JSON as one document written row by row once
 /// kHeldRows rows are in; text and Markdown in tables of kHeldRows rows; CSV
 /// whose header is known only at the end through a spool file.
@@ -858,7 +858,7 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   if (budget_messages > kMaxBudgetMessages && !f.all_messages)
     err << "dpbudget: the first " << kMaxBudgetMessages << " of " << budget_messages
         << " budget messages shown; --all-messages shows every one\n";
-  // Precedence when lines fail differently (README "Exit status"): bad
+  // Precedence when lines fail differently (docs/errors.md#exit-status): bad
   // input, then a run that cannot be gated, then no solution, then over budget.
   if (bad_input) return kUsage;
   if (no_upper_bound) return kNoUpperBound;
