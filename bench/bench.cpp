@@ -373,7 +373,7 @@ int main(int argc, char** argv) {
         3, 1500);
     bench_sweep_memory();
     bench_first_rows();
-    // Sampling schemes and users (issue 15; goals in README, "Benchmark").
+    // Sampling schemes and users (issue 15; goals in docs/guide.md#benchmark).
     bench_process(
         "shuffle: dpbudget epsilon --sampling shuffle --accountant all, N 60000, B 600, 10 epochs "
         "(upper, lower, Poisson estimate)",

@@ -1,4 +1,4 @@
-# Shared sanitizer and fuzzing settings (README, "Error model and guarantees").
+# Shared sanitizer and fuzzing settings (docs/errors.md#sanitizers-and-fuzzers).
 #
 # DPBUDGET_SANITIZE: every target is built with AddressSanitizer and
 #   UndefinedBehaviorSanitizer, and the first report aborts the process

@@ -6,7 +6,8 @@
 
 namespace dpb::cli {
 
-/// Exit statuses, documented in README.md, the man page and --help.
+/// Exit statuses, documented in README.md (in full: docs/errors.md#exit-status), the man page
+/// and --help.
 enum ExitStatus : int {
   kOk = 0,
   kBudgetExceeded = 1,  ///< a --max-epsilon gate failed

@@ -1,5 +1,5 @@
-// JSON Lines input (sweep --input): the documented limits (README, "Sweeps
-// and the budget gate": 64 MiB per file, 1 MiB per line, 1,000,000
+// JSON Lines input (sweep --input): the documented limits
+// (docs/guide.md#sweeps-and-the-budget-gate: 64 MiB per file, 1 MiB per line, 1,000,000
 // configurations) end the read with a clean UsageError, and a line is never
 // held in memory beyond its limit. The file and row limits are crossed with
 // smaller InputLimits (the same code, a thousandth of the input); the line

@@ -112,11 +112,12 @@ TEST_CASE("sampling without replacement: replace-one in every accountant that su
   CHECK(missing.err.find("--sampling") != std::string::npos);
 }
 
-TEST_CASE("fixed-size batches: the MNIST run of the README, between its attained pair and RDP") {
-  // N 60,000, B 256, 60 epochs, σ 1.1, δ 1e-5 (README, "Which sampling did
-  // your training loop do?"). The attained pair is the Poisson-sampled
-  // Gaussian at q = B/N and σ/2 (docs/pld.md#without-replacement), computed
-  // here by the Poisson path with those parameters.
+TEST_CASE("fixed-size batches: the MNIST run of the guide, between its attained pair and RDP") {
+  // N 60,000, B 256, 60 epochs, σ 1.1, δ 1e-5
+  // (docs/guide.md#which-sampling-did-your-training-loop-do). The attained
+  // pair is the Poisson-sampled Gaussian at q = B/N and σ/2
+  // (docs/pld.md#without-replacement), computed here by the Poisson path
+  // with those parameters.
   auto run = [](std::vector<std::string> args) {
     args.insert(args.end(), {"--delta", "1e-5", "--format", "json"});
     const auto r = run_dpbudget(args);

@@ -1,8 +1,9 @@
 // `dpbudget events`: every event kind with its fields, and each accountant's
-// support per neighbouring relation; the README's kinds and support tables
-// are its output (DPBUDGET_UPDATE_README=1 rewrites them, README
-// "Regenerating"); a refusal it lists is the refusal `epsilon --spec` gives
-// (every one of them in-process: tests/cli/event_refusals_test.cpp).
+// support per neighbouring relation; the kinds and support tables of
+// docs/spec_files.md are its output (DPBUDGET_UPDATE_DOCS=1 rewrites them,
+// docs/spec_files.md#regenerating); a refusal it lists is the refusal
+// `epsilon --spec` gives (every one of them in-process:
+// tests/cli/event_refusals_test.cpp).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -34,7 +35,7 @@ std::string cell(const std::string& text) {
   return s;
 }
 
-/// The README's kinds table, from the events JSON.
+/// The kinds table of docs/spec_files.md, from the events JSON.
 std::string kinds_table(const Json& results) {
   std::string s = "| kind | dp_accounting class | fields | meaning |\n|---|---|---|---|\n";
   for (const auto& k : results) {
@@ -58,7 +59,7 @@ std::string kinds_table(const Json& results) {
   return s;
 }
 
-/// The README's support table: the text output as a console block.
+/// The support table of docs/spec_files.md: the text output as a console block.
 std::string support_block() {
   const auto r = run_dpbudget({"events"});
   REQUIRE(r.status == 0);
@@ -67,29 +68,30 @@ std::string support_block() {
 
 /// Replaces (when updating) or checks the generated part between
 /// "<!-- BEGIN <name>..." and "<!-- END <name> -->".
-void check_generated(std::string& readme, const std::string& name, const std::string& want,
+void check_generated(std::string& page, const std::string& name, const std::string& want,
                      bool update) {
-  const auto begin = readme.find("<!-- BEGIN " + name);
-  REQUIRE_MESSAGE(begin != std::string::npos, "README lacks <!-- BEGIN " << name);
-  const auto from = readme.find('\n', begin) + 1;
-  const auto to = readme.find("<!-- END " + name + " -->", from);
+  const auto begin = page.find("<!-- BEGIN " + name);
+  REQUIRE_MESSAGE(begin != std::string::npos, "docs/spec_files.md lacks <!-- BEGIN " << name);
+  const auto from = page.find('\n', begin) + 1;
+  const auto to = page.find("<!-- END " + name + " -->", from);
   REQUIRE(to != std::string::npos);
   if (update) {
-    readme.replace(from, to - from, want);
+    page.replace(from, to - from, want);
     return;
   }
-  CHECK_MESSAGE(readme.substr(from, to - from) == want,
-                "README's '" << name << "' is stale: regenerate (README, \"Regenerating\")");
+  CHECK_MESSAGE(page.substr(from, to - from) == want,
+                "docs/spec_files.md's '"
+                    << name << "' is stale: regenerate (docs/spec_files.md#regenerating)");
 }
 
 }  // namespace
 
-TEST_CASE("README: the kinds and support tables are `dpbudget events` output") {
-  const bool update = std::getenv("DPBUDGET_UPDATE_README") != nullptr;
-  std::string readme = slurp(DPBUDGET_README);
-  check_generated(readme, "dpbudget events kinds", kinds_table(kinds()), update);
-  check_generated(readme, "dpbudget events support", support_block(), update);
-  if (update) std::ofstream(DPBUDGET_README) << readme;
+TEST_CASE("docs/spec_files.md: the kinds and support tables are `dpbudget events` output") {
+  const bool update = std::getenv("DPBUDGET_UPDATE_DOCS") != nullptr;
+  std::string page = slurp(DPBUDGET_EVENTS_DOC);
+  check_generated(page, "dpbudget events kinds", kinds_table(kinds()), update);
+  check_generated(page, "dpbudget events support", support_block(), update);
+  if (update) std::ofstream(DPBUDGET_EVENTS_DOC) << page;
 }
 
 TEST_CASE("events: every kind once, with fields, text cells are the JSON answers") {
@@ -101,7 +103,7 @@ TEST_CASE("events: every kind once, with fields, text cells are the JSON answers
     names.insert(k["kind"].get<std::string>());
     std::set<std::string> keys;
     for (const auto& item : k.items()) keys.insert(item.key());
-    CHECK(keys == documented);  // README "Spec files" lists them
+    CHECK(keys == documented);  // docs/spec_files.md#spec-files lists them
   }
   CHECK(names.size() == results.size());
   // dp_accounting 0.6's 20 kinds as events.hpp has them, the two loaders
@@ -233,16 +235,16 @@ TEST_CASE("events: bad flags are one-line usage errors") {
 }
 
 TEST_CASE(
-    "README: every spec example in 'Spec files' reads (--print-spec), and the Python one "
+    "docs/spec_files.md: every spec example reads (--print-spec), and the Python one "
     "is the snake-case ledger it builds") {
-  const std::string readme = slurp(DPBUDGET_README);
-  const auto start = readme.find("## Spec files");
-  const auto end = readme.find("\n## ", start + 1);
+  const std::string page = slurp(DPBUDGET_EVENTS_DOC);
+  const auto start = page.find("# Spec files");
+  const auto end = page.size();
   REQUIRE(start != std::string::npos);
   std::vector<Json> specs;
-  for (auto at = readme.find("```json\n", start); at < end; at = readme.find("```json\n", at + 1)) {
-    const auto close = readme.find("```\n", at + 8);
-    const std::string text = readme.substr(at + 8, close - at - 8);
+  for (auto at = page.find("```json\n", start); at < end; at = page.find("```json\n", at + 1)) {
+    const auto close = page.find("```\n", at + 8);
+    const std::string text = page.substr(at + 8, close - at - 8);
     const auto r = run_dpbudget({"epsilon", "--spec", "-", "--print-spec"}, text);
     CAPTURE(text);
     REQUIRE(r.status == 0);

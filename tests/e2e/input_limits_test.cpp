@@ -1,5 +1,5 @@
-// The binary enforces the documented `sweep --input` limits (README, "Sweeps
-// and the budget gate"). The unit tests (tests/cli/config_input_test.cpp)
+// The binary enforces the documented `sweep --input` limits
+// (docs/guide.md#sweeps-and-the-budget-gate). The unit tests (tests/cli/config_input_test.cpp)
 // cross every limit, the file and row limits at smaller sizes; this checks,
 // with the one that is cheap to cross at full size, that `sweep` reads with
 // the documented limits: a line of exactly 1 MiB is read, one byte more is

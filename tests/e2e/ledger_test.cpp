@@ -349,19 +349,19 @@ TEST_CASE("ledger refusals: one line naming the flag and the JSON path") {
 
 namespace {
 
-/// The README block between `<!-- BEGIN dpbudget NAME -->` and its END: a
+/// The docs/guide.md block between `<!-- BEGIN dpbudget NAME -->` and its END: a
 /// console session `$ cat FILE`, the ledger, `$ dpbudget ... --spec FILE ...`
 /// and its output. Checks that the command, run on that ledger, prints that
 /// output.
-void check_readme_block(const std::string& name) {
+void check_guide_block(const std::string& name) {
   CAPTURE(name);
-  const std::string readme = dpb::test::slurp(DPBUDGET_README);
+  const std::string guide = dpb::test::slurp(DPBUDGET_GUIDE);
   const std::string begin = "<!-- BEGIN dpbudget " + name + " -->\n";
-  const auto from = readme.find(begin);
+  const auto from = guide.find(begin);
   REQUIRE(from != std::string::npos);
-  const auto to = readme.find("<!-- END dpbudget " + name + " -->", from);
+  const auto to = guide.find("<!-- END dpbudget " + name + " -->", from);
   REQUIRE(to != std::string::npos);
-  const std::string block = readme.substr(from + begin.size(), to - from - begin.size());
+  const std::string block = guide.substr(from + begin.size(), to - from - begin.size());
   const std::string cat = "```console\n$ cat ";
   REQUIRE(block.rfind(cat, 0) == 0);
   const auto file_end = block.find('\n', cat.size());
@@ -381,7 +381,7 @@ void check_readme_block(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("README: the ledger examples are this binary's output") {
-  check_readme_block("sigma --spec");
-  check_readme_block("sigma --split");
+TEST_CASE("docs/guide.md: the ledger examples are this binary's output") {
+  check_guide_block("sigma --spec");
+  check_guide_block("sigma --split");
 }

@@ -195,17 +195,17 @@ TEST_CASE("mf verbs: bad input is refused naming the flag") {
                 {"--matrix"});
 }
 
-TEST_CASE("README: the correlated-noise examples are this binary's output") {
-  const std::string readme = dpb::test::slurp(DPBUDGET_README);
+TEST_CASE("docs/guide.md: the correlated-noise examples are this binary's output") {
+  const std::string guide = dpb::test::slurp(DPBUDGET_GUIDE);
   const std::string start = "```console\n$ dpbudget mf-";
   int blocks = 0;
-  for (auto from = readme.find(start); from != std::string::npos;
-       from = readme.find(start, from + 1)) {
-    const auto line_end = readme.find('\n', from + 12);
-    const std::string command = readme.substr(from + 13, line_end - from - 13);
-    const auto end = readme.find("```\n", line_end);
+  for (auto from = guide.find(start); from != std::string::npos;
+       from = guide.find(start, from + 1)) {
+    const auto line_end = guide.find('\n', from + 12);
+    const std::string command = guide.substr(from + 13, line_end - from - 13);
+    const auto end = guide.find("```\n", line_end);
     REQUIRE(end != std::string::npos);
-    const std::string shown = readme.substr(line_end + 1, end - line_end - 1);
+    const std::string shown = guide.substr(line_end + 1, end - line_end - 1);
     std::vector<std::string> args;
     std::istringstream words(command.substr(std::string("dpbudget ").size()));
     for (std::string w; words >> w;) args.push_back(w);

@@ -1,7 +1,7 @@
-// README "Coming from TF Privacy, Opacus, dp_accounting, prv_accountant"
+// docs/guide.md#coming-from-tf-privacy-opacus-dp_accounting-prv_accountant
 // (issue 13, point 10): every `$ dpbudget ...` line of that section is run as
 // written (plus --format json) and its number checked against what the peer
-// printed, here and in tests/reference/ where the value is there. The README's
+// printed, here and in tests/reference/ where the value is there. The guide's
 // commands and this file's checks must be the same set, so neither can drift.
 #include <doctest/doctest.h>
 
@@ -43,28 +43,27 @@ constexpr double kPrvEpsError = 0.01;
 /// may sit above our upper end by up to as much.
 constexpr double kPldWidth = 1e-3;
 
-std::string readme_section() {
-  std::ifstream in(DPBUDGET_README);
+std::string guide_section() {
+  std::ifstream in(DPBUDGET_GUIDE);
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string readme = ss.str();
-  const auto start =
-      readme.find("## Coming from TF Privacy, Opacus, dp_accounting, prv_accountant");
+  const std::string guide = ss.str();
+  const auto start = guide.find("## Coming from TF Privacy, Opacus, dp_accounting, prv_accountant");
   REQUIRE(start != std::string::npos);
-  const auto end = readme.find("\n## ", start + 1);
-  return readme.substr(start, end - start);
+  const auto end = guide.find("\n## ", start + 1);
+  return guide.substr(start, end - start);
 }
 
 /// The section's `$ dpbudget ...` lines, without the prompt, in order.
-std::vector<std::string> readme_commands() {
+std::vector<std::string> guide_commands() {
   std::vector<std::string> out;
-  std::istringstream in(readme_section());
+  std::istringstream in(guide_section());
   for (std::string line; std::getline(in, line);)
     if (line.rfind("$ dpbudget ", 0) == 0) out.push_back(line.substr(2));
   return out;
 }
 
-/// Runs a README command (split on spaces; none is quoted) with --format json.
+/// Runs a guide command (split on spaces; none is quoted) with --format json.
 Json run_command(const std::string& command) {
   std::istringstream words(command);
   std::vector<std::string> args;
@@ -118,14 +117,14 @@ void check_prv_upper(const Json& j, double prv_upper) {
 const std::string kLegacyOrders = "1.25,1.5,1.75,2,2.25,2.5,3,3.5,4,4.5,5:63,128,256,512";
 const std::string kOpacusOrders = "1.1:10.9:0.1,12:63";
 
-/// A tutorial command with σ and epochs put where the README has them.
+/// A tutorial command with σ and epochs put where the guide has them.
 std::string tutorial(const std::string& sigma, const std::string& epochs) {
   return "dpbudget epsilon --dataset-size 60000 --batch-size 256 --sigma " + sigma + " --epochs " +
          epochs +
          " --last-batch drop --conversion classic --orders 1.1:10.9:0.1,12:63 --delta 1e-5";
 }
 
-/// Each README command and how its output is checked.
+/// Each guide command and how its output is checked.
 const std::map<std::string, std::function<void(const Json&)>>& checks() {
   static const std::map<std::string, std::function<void(const Json&)>> table = {
       // TF Privacy tutorials/README.md (2019): "the current epsilon is: 3.01" after
@@ -241,19 +240,19 @@ const std::map<std::string, std::function<void(const Json&)>>& checks() {
 
 }  // namespace
 
-TEST_CASE("peers: the README recipes are exactly the commands this file checks") {
-  const auto commands = readme_commands();
+TEST_CASE("peers: the docs/guide.md recipes are exactly the commands this file checks") {
+  const auto commands = guide_commands();
   CHECK(commands.size() == checks().size());
   for (const auto& c : commands) CHECK_MESSAGE(checks().count(c) == 1, "no check for: " << c);
   for (const auto& entry : checks()) {
     const std::string& c = entry.first;  // no structured binding: clang 14 cannot capture one
     CHECK_MESSAGE(std::find(commands.begin(), commands.end(), c) != commands.end(),
-                  "not in the README: " << c);
+                  "not in docs/guide.md: " << c);
   }
 }
 
-TEST_CASE("peers: each README recipe prints the peer's published number") {
-  for (const auto& command : readme_commands()) {
+TEST_CASE("peers: each docs/guide.md recipe prints the peer's published number") {
+  for (const auto& command : guide_commands()) {
     CAPTURE(command);
     const auto it = checks().find(command);
     if (it == checks().end()) continue;  // reported by the case above

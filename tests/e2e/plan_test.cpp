@@ -2,7 +2,7 @@
 // lists fed back to `dpbudget epsilon` meets the budget and σ·(1 − 2·tolerance)
 // does not; `sigma` gives the same σ for the same run; T and q from B, N and
 // the compute budget or epochs by integer arithmetic here; the ranking by σ/B;
-// refusals; the SVG; README's run is this binary's output.
+// refusals; the SVG; the run in docs/guide.md is this binary's output.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -25,7 +25,7 @@ using Json = nlohmann::json;
 
 namespace {
 
-/// The solver's default relative tolerance (README, "Solving for σ").
+/// The solver's default relative tolerance (docs/guide.md, "Solving for σ").
 constexpr double kDefaultTolerance = 1e-4;
 /// The pld case's (as calibration_test.cpp's pld round trip): above the
 /// width of pld's interval, so σ·(1 − 2·tol) is clear of its grid's wobble.
@@ -184,14 +184,14 @@ TEST_CASE("plan: bad input is one line naming the flag, exit 2, nothing on stdou
                 {"no candidate batch size"}, dpb::test::kExitNoSolution);
 }
 
-TEST_CASE("README: the plan example is this binary's output") {
-  const std::string readme = slurp(DPBUDGET_README);
+TEST_CASE("docs/guide.md: the plan example is this binary's output") {
+  const std::string guide = slurp(DPBUDGET_GUIDE);
   const std::string begin = "<!-- BEGIN dpbudget plan -->\n";
-  const auto from = readme.find(begin);
+  const auto from = guide.find(begin);
   REQUIRE(from != std::string::npos);
-  const auto to = readme.find("<!-- END dpbudget plan -->", from);
+  const auto to = guide.find("<!-- END dpbudget plan -->", from);
   REQUIRE(to != std::string::npos);
-  const std::string block = readme.substr(from + begin.size(), to - from - begin.size());
+  const std::string block = guide.substr(from + begin.size(), to - from - begin.size());
   const std::string command =
       "dpbudget plan --epsilon 8 --delta 1e-5 --dataset-size 60000 --compute 600000 "
       "--max-batch-size 4096";

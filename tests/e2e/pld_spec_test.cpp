@@ -248,21 +248,21 @@ TEST_CASE("two phases by spec: RDP equals the sum of the phases' RDP curves") {
   CHECK(one["results"][0]["epsilon"].get<double>() < r["epsilon"].get<double>());
 }
 
-TEST_CASE("the README's spec example runs, and pld stays below rdp") {
-  std::ifstream in(DPBUDGET_README);
+TEST_CASE("docs/spec_files.md: the spec example runs, and pld stays below rdp") {
+  std::ifstream in(DPBUDGET_EVENTS_DOC);
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string readme = ss.str();
-  const auto section = readme.find("## Spec files");
+  const std::string page = ss.str();
+  const auto section = page.find("# Spec files");
   REQUIRE(section != std::string::npos);
-  const auto open = readme.find("```json\n", section);
-  const auto close = readme.find("```", open + 8);
+  const auto open = page.find("```json\n", section);
+  const auto close = page.find("```", open + 8);
   REQUIRE(open != std::string::npos);
-  const TempFile spec("spec.json", readme.substr(open + 8, close - open - 8));
+  const TempFile spec("spec.json", page.substr(open + 8, close - open - 8));
   // The command shown, with run.json pointing at the extracted file.
-  const auto cmd = readme.find("$ dpbudget ", close);
+  const auto cmd = page.find("$ dpbudget ", close);
   REQUIRE(cmd != std::string::npos);
-  std::istringstream words(readme.substr(cmd + 11, readme.find('\n', cmd) - cmd - 11));
+  std::istringstream words(page.substr(cmd + 11, page.find('\n', cmd) - cmd - 11));
   std::vector<std::string> args;
   for (std::string w; words >> w;) args.push_back(w == "run.json" ? spec.path : w);
   CHECK(args == std::vector<std::string>{"epsilon", "--spec", spec.path, "--delta", "1e-5",
@@ -275,7 +275,7 @@ TEST_CASE("the README's spec example runs, and pld stays below rdp") {
   CHECK(p["epsilon_lower"].get<double>() <= p["epsilon_upper"].get<double>());
   CHECK(p["epsilon_upper"].get<double>() < rdp["results"][0]["epsilon"].get<double>());
   // The Laplace query adds at most its pure-DP epsilon 1/b = 0.1 to the Gaussian phases.
-  CHECK(Json::parse(readme.substr(open + 8, close - open - 8))["composed"][2] ==
+  CHECK(Json::parse(page.substr(open + 8, close - open - 8))["composed"][2] ==
         Json::parse(R"({"laplace": {"scale": 10.0}})"));
 }
 

@@ -199,7 +199,7 @@ TEST_CASE("a sweep with over-budget and unsolvable lines exits 3 and summarises 
       "\n";
   const auto r =
       run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", "jsonl"}, input);
-  CHECK(r.status == 3);  // README: 2 > 4 > 3 > 1
+  CHECK(r.status == 3);  // docs/errors.md#exit-status: 2 > 4 > 3 > 1
   CHECK(r.err.find("dpbudget: budget exceeded: row 1, 'a' ") != std::string::npos);
   CHECK(r.err.find("dpbudget: 1 of 3 rows over budget; first at row 1\n") != std::string::npos);
   CHECK(r.err.find("dpbudget: 1 of 3 rows with no solution; first at row 2\n") !=

@@ -26,8 +26,8 @@ using OrderedJson = nlohmann::ordered_json;
 
 namespace {
 
-/// Rows a sweep holds before it writes text, Markdown or JSON (README
-/// "Sweeps"; written out, not taken from src/cli/verbs/sweep.cpp).
+/// Rows a sweep holds before it writes text, Markdown or JSON
+/// (docs/guide.md#sweeps-and-the-budget-gate; written out, not taken from src/cli/verbs/sweep.cpp).
 constexpr std::size_t kHeldRows = 1000;
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -237,8 +237,8 @@ std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
 std::string message_of(const RunParameterError& e, Naming naming);
 
 /// With --epochs and no --sampling, one line on stderr: the figure assumes
-/// Poisson sampling, which most data loaders do not do (README, "Which
-/// sampling did your training loop do?").
+/// Poisson sampling, which most data loaders do not do
+/// (docs/guide.md#which-sampling-did-your-training-loop-do).
 void note_assumed_poisson(const DpSgdFlags& flags, std::ostream& err);
 /// With --clipping-count-noise, one line on stderr naming the combined multiplier the run is
 /// accounted at (and, solving σ, the gradient's).

@@ -197,7 +197,7 @@ LineRead read_line(std::istream& in, std::string& text, std::size_t max_bytes) {
   }
 }
 
-/// "64 MiB", "1 KiB", "100 bytes": a limit as the README states it.
+/// "64 MiB", "1 KiB", "100 bytes": a limit as docs/errors.md states it.
 std::string size_text(std::size_t bytes) {
   if (bytes != 0 && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
   if (bytes != 0 && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";

@@ -17,7 +17,7 @@
 
 namespace dpb::cli {
 
-/// Documented limits on --input (README, "Limits").
+/// Documented limits on --input (docs/errors.md#error-model-and-guarantees).
 inline constexpr std::size_t kMaxInputBytes = 64u << 20;  // 64 MiB
 inline constexpr std::size_t kMaxLineBytes = 1u << 20;    // 1 MiB
 inline constexpr std::size_t kMaxInputRows = 1'000'000;
@@ -32,8 +32,9 @@ struct InputLimits {
 /// JSON nesting of one line: room for a spec at its event depth limit.
 inline constexpr int kMaxLineDepth = 256;
 
-/// The most phases a schedule holds (README, "Limits"): each is composed by
-/// every accountant (pld convolves a grid per distinct phase).
+/// The most phases a schedule holds (docs/errors.md#error-model-and-guarantees):
+/// each is composed by every accountant (pld convolves a grid per distinct
+/// phase).
 inline constexpr std::size_t kMaxPhases = 1000;
 
 /// One phase of a --schedule file: the run parameters it sets (by their JSON
@@ -52,7 +53,7 @@ struct ConfigLine {
   /// `"solve": "noise_multiplier"` (or a --solve value, "sigma"): the
   /// parameter this line solves for, with `epsilon` its target.
   std::optional<Unknown> solve;
-  /// `"spec": {...}`: an event (README, "Spec files") instead of the DP-SGD
+  /// `"spec": {...}`: an event (docs/spec_files.md#spec-files) instead of the DP-SGD
   /// keys, and its compact JSON.
   EventPtr spec;
   std::string spec_json;

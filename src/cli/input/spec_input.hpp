@@ -1,6 +1,6 @@
 #pragma once
 // Spec files: a composition of privacy events as JSON, in the vocabulary of
-// Google's dp_accounting DpEvent classes (README, "Spec files"):
+// Google's dp_accounting DpEvent classes (docs/spec_files.md#spec-files):
 //
 //   {"gaussian": {"noise_multiplier": 1.0}}
 //   {"laplace": {"scale": 2.0}}
@@ -24,7 +24,7 @@
 
 namespace dpb::cli {
 
-/// Documented limits (README, "Spec files").
+/// Documented limits (docs/spec_files.md#spec-errors-and-limits).
 inline constexpr std::size_t kMaxSpecBytes = std::size_t{16} << 20;  // 16 MiB
 inline constexpr int kMaxSpecDepth = 64;  ///< events nested inside each other
 

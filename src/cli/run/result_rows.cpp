@@ -63,7 +63,7 @@ report::Record guarantee_record(const Guarantee& g, bool solved_delta) {
   report::Cell bound = report::hoisted(report::text(std::string(to_string(g.bound))));
   switch (g.bound) {
     case BoundKind::upper:
-      // An interval [a, b] holds the run's true value (README "Claims"); one
+      // An interval [a, b] holds the run's true value (docs/errors.md#claims); one
       // whose lower end only bounds a dominating pair is shown as the upper
       // bound with its accuracy, and says so.
       if ((g.epsilon_lower || g.delta_lower) && g.lower_end == LowerEnd::accuracy)

@@ -2,7 +2,7 @@
 // meaning and fields), and which accountant takes it under which
 // neighbouring relation. Support is read from the accountants themselves
 // (unsupported_reason() of an example event, accounting/events/event_examples.hpp),
-// so this table, the README's copy of it and the accountants cannot drift.
+// so this table, its copy in docs/spec_files.md and the accountants cannot drift.
 #include "accounting/events/events.hpp"
 
 #include <memory>

@@ -3,7 +3,7 @@
 // ε/δ — never NaN, never negative — or refuses cleanly with one of the
 // library's errors. A hang is a failure: ctest runs these cases under a
 // TIMEOUT (tests/CMakeLists.txt), and each case prints the slowest single call
-// so the bound can be read from the log (README, "Error model and guarantees").
+// so the bound can be read from the log (docs/errors.md#claims).
 //
 // A refusal is no check at all, so each corner counts its answers: it states
 // how many of its points it expects answered (derived below from the grid and
@@ -79,8 +79,9 @@ constexpr const char* name_of(Acc a) {
   return "";
 }
 
-/// Optimal composition refuses more than 10⁹ steps (README, "Exit status":
-/// an input past an accountant's documented limit is refused).
+/// Optimal composition refuses more than 10⁹ steps
+/// (docs/errors.md#error-model-and-guarantees: an input past an accountant's
+/// documented limit is refused).
 constexpr std::int64_t kCompositionStepLimit = 1'000'000'000;
 /// The solvers' target: ε ≤ 1, and the noise searched up to σ = 1000.
 constexpr double kTargetEpsilon = 1.0;
@@ -88,7 +89,8 @@ constexpr double kMaxSigma = 1000;
 /// PLD's upper δ carries its round-off and truncation bounds
 /// (docs/pld.md#round-off), which grow as δ shrinks relative to them and as the
 /// count grows: below this δ, or past this many steps, it may certify only
-/// ε = inf (README, "Exit status"), so a solver on it may find nothing.
+/// ε = inf (docs/errors.md#error-model-and-guarantees), so a solver on it may
+/// find nothing.
 constexpr double kPldSmallestSureDelta = 0.5;
 constexpr std::int64_t kPldLargestSureSteps = 1'000'000;
 
@@ -130,11 +132,11 @@ constexpr Expect expect_sigma(Acc a, const Point& p) {
 /// Refusals expected: σ ≤ 0.5 with q > 0 (one step is, with probability q, a
 /// Gaussian with μ ≥ 2: ε ≤ 1 only where q is small against δ, which RDP and
 /// the central limit cannot use); pld below δ = 0.5 (above); composition,
-/// which exits with no solution when every count up to 10⁹ fits (README,
-/// "Exit status"): at q = 0, and wherever more than 10⁹ steps may fit — it
-/// answers at σ ≥ 1000 only for q ≥ 0.5 at σ = 1000, or at σ = 10⁴ with
-/// δ ≤ 1e-12, where even the tight count (a Gaussian of μ ≈ q√T/σ reaching
-/// ε = 1 at that δ) stays below 10⁹.
+/// which exits with no solution when every count up to 10⁹ fits
+/// (docs/errors.md#error-model-and-guarantees): at q = 0, and wherever more
+/// than 10⁹ steps may fit — it answers at σ ≥ 1000 only for q ≥ 0.5 at
+/// σ = 1000, or at σ = 10⁴ with δ ≤ 1e-12, where even the tight count (a
+/// Gaussian of μ ≈ q√T/σ reaching ε = 1 at that δ) stays below 10⁹.
 constexpr Expect expect_steps(Acc a, const Point& p) {
   if (a == Acc::composition) {
     const bool under_limit = p.sigma == 1e3 || p.delta <= 1e-12;
