@@ -151,7 +151,7 @@ TEST_CASE("audit: bad inputs get one line and exit 2") {
                               "--confidence", "1"}),
                 {"--confidence"});
   check_refused(run_dpbudget({"audit", "--scores", "-"}, "0.5,1\nfoo,0\n"),
-                {"--scores", "-:2", "score"});
-  check_refused(run_dpbudget({"audit", "--scores", "-"}, "0.5,1\n0.7,2\n"), {"-:2", "label"});
+                {"--scores", "<stdin>:2", "score"});
+  check_refused(run_dpbudget({"audit", "--scores", "-"}, "0.5,1\n0.7,2\n"), {"<stdin>:2", "label"});
   check_refused(run_dpbudget({"audit", "--scores", "-"}, "0.5,1\n0.7,1\n"), {"non-members"});
 }

@@ -9,6 +9,8 @@
 //  - `audit --scores` lines (read_scores): finite scores with their labels,
 //    or one UsageError "--scores: ..."; the audit of a small valid input
 //    gives a lower bound in [0, inf].
+//  - `--schedule` phases (read_schedule): at least one and at most kMaxPhases
+//    phases, or one UsageError "--schedule: ...".
 // Every message and name, as shown (report::escape_control), holds no
 // control character, so echoed input cannot drive a terminal.
 #include <algorithm>
@@ -110,6 +112,21 @@ void fuzz_scores(const std::string& text, std::size_t lines) {
   if (!(a.bound.epsilon_lower >= 0)) dpb::fuzz::fail("audit lower bound below 0 or NaN", text);
 }
 
+void fuzz_schedule(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<dpb::cli::PhaseInput> phases;
+  try {
+    phases = dpb::cli::read_schedule(in, "fuzz.json");
+  } catch (const dpb::cli::UsageError& e) {
+    const std::string m = e.what();
+    if (m.rfind("--schedule: ", 0) != 0) dpb::fuzz::fail("schedule message names no flag", m);
+    check_shown("schedule message shows a control character", m);
+    return;
+  }
+  if (phases.empty() || phases.size() > dpb::cli::kMaxPhases)
+    dpb::fuzz::fail("schedule phase count", text);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -118,5 +135,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (char c : text) lines += c == '\n';
   fuzz_configs(text, lines);
   fuzz_scores(text, lines);
+  fuzz_schedule(text);
   return 0;
 }

@@ -1,7 +1,9 @@
-// Fuzzes the number, list and range parser (parse.hpp). The first byte picks
-// the domain; the rest is the flag value. Every value returned must lie in the
-// domain, integer lists must hold integers >= their minimum, and bad input
-// must be a UsageError.
+// Fuzzes the number, list and range parser (parse.hpp) and the number-list
+// reader of --coefficients and --matrix (cli/input/number_list.hpp). The first
+// byte picks the domain; the rest is the flag value (and, whole, a number-list
+// file). Every value returned must lie in the domain, integer lists must hold
+// integers >= their minimum, a number list holds only finite numbers in at
+// least one non-empty row, and bad input must be a UsageError naming the flag.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +12,7 @@
 
 #include "cli/errors.hpp"
 #include "cli/flags/parse.hpp"
+#include "cli/input/number_list.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -45,6 +48,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (parse_integer("--n", texts[0], 0) < 0)
       dpb::fuzz::fail("parse_integer below its minimum", text);
   } catch (const UsageError&) {
+  }
+  try {
+    const auto rows = parse_number_rows("--matrix", "fuzz.csv", text);
+    if (rows.empty()) dpb::fuzz::fail("number list of no rows", text);
+    for (const auto& row : rows)
+      for (double v : row)
+        if (!std::isfinite(v)) dpb::fuzz::fail("number list value not finite", text);
+  } catch (const UsageError& e) {
+    if (std::string(e.what()).rfind("--matrix: ", 0) != 0)
+      dpb::fuzz::fail("number list message names no flag", e.what());
   }
   return 0;
 }

@@ -255,8 +255,8 @@ ConfigInput read_configs(std::istream& in, const std::string& source_name,
       throw UsageError("--input: " + source_name + " is larger than " +
                        size_text(limits.max_bytes));
     if (r == LineRead::too_long)
-      throw UsageError("--input: " + source_name + ":" + std::to_string(number) +
-                       ": line longer than " + size_text(limits.max_line_bytes));
+      throw input_error("--input", {source_name, number, ""},
+                        "line longer than " + size_text(limits.max_line_bytes));
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     if (out.configs.size() + out.errors.size() >= limits.max_rows)
       throw UsageError("--input: " + source_name + " has more than " +
@@ -284,8 +284,8 @@ std::vector<PhaseInput> read_schedule(std::istream& in, const std::string& sourc
       throw UsageError("--schedule: " + source_name + " is larger than " +
                        size_text(limits.max_bytes));
     if (r == LineRead::too_long)
-      throw UsageError("--schedule: " + source_name + ":" + std::to_string(number) +
-                       ": line longer than " + size_text(limits.max_line_bytes));
+      throw input_error("--schedule", {source_name, number, ""},
+                        "line longer than " + size_text(limits.max_line_bytes));
     all += text;
     all += '\n';
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -294,7 +294,7 @@ std::vector<PhaseInput> read_schedule(std::istream& in, const std::string& sourc
   }
   if (in.bad()) throw UsageError("--schedule: cannot read " + source_name);
   auto fail = [&](const std::string& where, const std::string& message) {
-    return UsageError("--schedule: " + source_name + ": " + where + ": " + message);
+    return input_error("--schedule", {source_name, 0, ""}, where + ": " + message);
   };
   std::vector<PhaseInput> phases;
   const auto first = all.find_first_not_of(" \t\r\n");

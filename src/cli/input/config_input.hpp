@@ -14,12 +14,12 @@
 #include "accounting/accountant.hpp"
 #include "accounting/events/events.hpp"
 #include "cli/flags/run_parameters.hpp"
+#include "cli/input/input_file.hpp"
 
 namespace dpb::cli {
 
-/// Documented limits on --input (docs/errors.md#error-model-and-guarantees).
-inline constexpr std::size_t kMaxInputBytes = 64u << 20;  // 64 MiB
-inline constexpr std::size_t kMaxLineBytes = 1u << 20;    // 1 MiB
+/// Documented limits on --input (docs/errors.md#error-model-and-guarantees);
+/// its size and line limits are every line reader's (cli/input/input_file.hpp).
 inline constexpr std::size_t kMaxInputRows = 1'000'000;
 
 /// The limits read_configs enforces: the documented ones unless a test asks for

@@ -6,6 +6,7 @@
 
 #include "cli/errors.hpp"
 #include "cli/flags/parse.hpp"
+#include "cli/input/input_file.hpp"
 
 namespace dpb::cli {
 
@@ -64,11 +65,11 @@ std::vector<std::vector<double>> parse_number_rows(const char* flag, const std::
 }
 
 std::vector<std::vector<double>> read_number_rows(const char* flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(std::string(flag) + ": cannot open '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parse_number_rows(flag, path, s.str());
+  InputFile input(flag, path, "a CSV or JSON file of numbers");
+  const std::string text = input.read_text(kMaxInputBytes);
+  if (text.size() > kMaxInputBytes)
+    throw UsageError(std::string(flag) + ": '" + path + "' is larger than 64 MiB");
+  return parse_number_rows(flag, input.name(), text);
 }
 
 }  // namespace dpb::cli

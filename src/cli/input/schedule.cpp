@@ -8,6 +8,7 @@
 #include "accounting/dpsgd/schedule.hpp"
 #include "cli/errors.hpp"
 #include "cli/input/config_input.hpp"
+#include "cli/input/input_file.hpp"
 #include "report/render.hpp"
 
 namespace dpb::cli {
@@ -67,10 +68,8 @@ std::size_t phase_named(const std::string& text, const std::vector<std::string>&
 }
 
 std::vector<PhaseInput> read_file(const std::string& file) {
-  if (file == "-") return read_schedule(std::cin, "stdin");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("--schedule: cannot open '" + file + "'");
-  return read_schedule(in, "'" + file + "'");
+  InputFile input("--schedule", file, "a JSON array of phases, or JSON Lines");
+  return read_schedule(input.stream(), input.name());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "cli/errors.hpp"
 #include "cli/flags/parse.hpp"
+#include "cli/input/input_file.hpp"
 
 namespace dpb::cli {
 
@@ -12,19 +13,19 @@ std::vector<Scored> read_scores(std::istream& in, const std::string& name) {
   while (std::getline(in, line)) {
     ++number;
     bytes += line.size() + 1;
-    if (bytes > kMaxScoresBytes) throw UsageError("--scores: more than 64 MiB");
+    if (bytes > kMaxInputBytes) throw UsageError("--scores: more than 64 MiB");
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line.front() == '#') continue;
-    const auto where = name + ":" + std::to_string(number) + ": ";
+    const InputLocation where{name, number, ""};
     const auto comma = line.find(',');
     if (comma == std::string::npos)
-      throw UsageError("--scores: " + where + "expected 'score,label', got '" + line + "'");
+      throw input_error("--scores", where, "expected 'score,label', got '" + line + "'");
     Scored s{};
     try {
       s.score = parse_real("score", line.substr(0, comma),
                            Domain{-kInf, kInf, true, true, "a finite number"});
     } catch (const UsageError& e) {
-      throw UsageError("--scores: " + where + e.what());
+      throw input_error("--scores", where, e.what());
     }
     const std::string label = line.substr(comma + 1);
     if (label == "1" || label == "true")
@@ -32,8 +33,8 @@ std::vector<Scored> read_scores(std::istream& in, const std::string& name) {
     else if (label == "0" || label == "false")
       s.member = false;
     else
-      throw UsageError("--scores: " + where + "label: must be 1, 0, true or false, got '" + label +
-                       "'");
+      throw input_error("--scores", where,
+                        "label: must be 1, 0, true or false, got '" + label + "'");
     out.push_back(s);
   }
   if (in.bad()) throw UsageError("--scores: cannot read '" + name + "'");

@@ -9,14 +9,11 @@
 
 namespace dpb::cli {
 
-/// Largest scores input read: 64 MiB, about 3 million score,label lines.
-inline constexpr std::size_t kMaxScoresBytes = std::size_t{64} << 20;
-
 /// The `score,label` lines of `in` (label 1/0 or true/false; a finite score);
 /// blank lines and lines starting with # are skipped. `name` is how messages
 /// name the input (the path, or - for standard input). A bad line is a
 /// UsageError "--scores: NAME:LINE: what is wrong", as is input with no line
-/// or more than kMaxScoresBytes; nothing else is thrown.
+/// or more than kMaxInputBytes (cli/input/input_file.hpp); nothing else is thrown.
 std::vector<Scored> read_scores(std::istream& in, const std::string& name);
 
 }  // namespace dpb::cli

@@ -12,6 +12,7 @@
 
 #include "accounting/errors.hpp"
 #include "cli/errors.hpp"
+#include "cli/input/input_file.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -381,19 +382,8 @@ Spec parse_spec(const std::string& text) {
 }
 
 std::string read_spec_text(const std::string& file) {
-  std::ifstream stream;
-  std::istream* in = &std::cin;
-  if (file != "-") {
-    stream.open(file, std::ios::binary);
-    if (!stream) throw UsageError("--spec: cannot open '" + printable(file) + "'");
-    in = &stream;
-  }
-  // Read at most one byte past the limit, so a huge file is not slurped.
-  std::string text(kMaxSpecBytes + 1, '\0');
-  in->read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in->bad()) throw UsageError("--spec: cannot read '" + printable(file) + "'");
-  text.resize(static_cast<std::size_t>(in->gcount()));
-  return text;
+  // At most one byte past the limit, so a huge file is not slurped.
+  return InputFile("--spec", file, "a JSON spec file").read_text(kMaxSpecBytes);
 }
 
 Spec read_spec_file(const std::string& file) {

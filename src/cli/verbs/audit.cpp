@@ -23,9 +23,10 @@
 #include "cli/flags/output_flags.hpp"
 #include "cli/flags/parse.hpp"
 #include "cli/flags/run_parameters.hpp"
-#include "cli/run/spec_verb.hpp"
+#include "cli/input/input_file.hpp"
 #include "cli/input/scores_input.hpp"
 #include "cli/run/result_rows.hpp"
+#include "cli/run/spec_verb.hpp"
 #include "cli/verbs.hpp"
 
 namespace dpb::cli {
@@ -53,13 +54,8 @@ struct AuditFlags {
 
 /// The `score,label` lines of --scores FILE ('-' standard input).
 std::vector<Scored> read_scores_file(const std::string& file) {
-  if (file == "-") return read_scores(std::cin, file);
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw UsageError("--scores: '" + file + "' is a directory (give a file of score,label lines)");
-  std::ifstream stream(file);
-  if (!stream) throw UsageError("--scores: cannot open '" + file + "'");
-  return read_scores(stream, file);
+  InputFile input("--scores", file, "a file of score,label lines");
+  return read_scores(input.stream(), input.name());
 }
 
 std::int64_t count_flag(const char* flag, const std::vector<std::string>& texts) {
@@ -78,6 +74,114 @@ report::Record rate_row(const std::string& method, const AuditBound& b) {
   r.add("fnr_upper", report::number(b.fnr_upper, Rounding::up));
   r.add("epsilon_lower", report::number(b.epsilon_lower, Rounding::down));
   return r;
+}
+
+/// The counts' audit: its inputs and row in `rep`; returns ε's lower bound.
+double audit_counts(const AuditFlags& f, double confidence, double delta, report::Report& rep) {
+  const AttackCounts c{count_flag("--tp", f.tp), count_flag("--fn", f.fn), count_flag("--fp", f.fp),
+                       count_flag("--tn", f.tn)};
+  if (c.tp + c.fn < 1) throw UsageError("--tp: need at least one member (tp + fn >= 1)");
+  if (c.fp + c.tn < 1) throw UsageError("--fp: need at least one non-member (fp + tn >= 1)");
+  rep.inputs.add("tp", report::integer(c.tp)).add("fn", report::integer(c.fn));
+  rep.inputs.add("fp", report::integer(c.fp)).add("tn", report::integer(c.tn));
+  const AuditBound b = audit_epsilon_lower(c, confidence, delta);
+  rep.results.push_back(rate_row("counts", b));
+  note(rep, kIndependentTrialsNote);
+  return b.epsilon_lower;
+}
+
+/// The scores' audit (the best threshold, or --threshold's).
+double audit_score_lines(const AuditFlags& f, double confidence, double delta,
+                         report::Report& rep) {
+  const auto s = read_scores_file(f.scores);
+  std::int64_t members = 0;
+  for (const auto& x : s) members += x.member ? 1 : 0;
+  if (members == 0 || members == static_cast<std::int64_t>(s.size()))
+    throw UsageError("--scores: need both members (label 1) and non-members (label 0)");
+  const auto threshold =
+      optional_real("--threshold", f.threshold, Domain{-kInf, kInf, true, true, "a finite number"});
+  const ThresholdAudit a = threshold ? audit_scores_at(s, *threshold, confidence, delta)
+                                     : audit_scores(s, confidence, delta);
+  rep.inputs.add("scores", report::text(f.scores));
+  rep.inputs.add("examples", report::integer(static_cast<std::int64_t>(s.size())));
+  rep.inputs.add("threshold", report::number(a.threshold));
+  rep.inputs.add("thresholds_tried", report::integer(a.tests));
+  report::Record r = rate_row(threshold ? "threshold" : "best threshold", a.bound);
+  rep.results.push_back(std::move(r));
+  note(rep, kIndependentTrialsNote);
+  if (!threshold)
+    note(rep, "best of " + std::to_string(a.tests) +
+                  " thresholds: each rate bound at level (1 - confidence)/(2 x " +
+                  std::to_string(a.tests) + ") (Bonferroni)");
+  return a.bound.epsilon_lower;
+}
+
+/// The one-run audit (--canaries --guesses --correct).
+double audit_one_run(const AuditFlags& f, double confidence, double delta, report::Report& rep) {
+  const auto m = optional_integer("--canaries", f.canaries, 1);
+  const auto r = optional_integer("--guesses", f.guesses, 0);
+  const auto v = optional_integer("--correct", f.correct, 0);
+  if (!m || !r || !v)
+    throw UsageError("--canaries: the one-run audit needs --canaries, --guesses and --correct");
+  if (*r > *m) throw UsageError("--guesses: must be <= --canaries (" + std::to_string(*m) + ")");
+  if (*v > *r) throw UsageError("--correct: must be <= --guesses (" + std::to_string(*r) + ")");
+  rep.inputs.add("canaries", report::integer(*m)).add("guesses", report::integer(*r));
+  rep.inputs.add("correct", report::integer(*v));
+  const double epsilon_lower = one_run_epsilon_lower(*m, *r, *v, confidence, delta);
+  report::Record row;
+  row.add("audit", report::text("one run"));
+  row.add("accuracy",
+          report::number(*r > 0 ? static_cast<double>(*v) / static_cast<double>(*r) : 0.0));
+  row.add("epsilon_lower", report::number(epsilon_lower, report::Rounding::down));
+  rep.results.push_back(std::move(row));
+  note(rep,
+       "one-run audit (Steinke, Nasr & Jagielski 2023): canaries included independently "
+       "with probability 1/2");
+  return epsilon_lower;
+}
+
+/// The claimed run's question (the run flags, --spec or --schedule) at δ;
+/// its inputs join `rep`'s.
+Question claimed_question(const AuditFlags& f, std::optional<Neighbouring> neighbouring,
+                          double delta, report::Report& rep) {
+  RunEvent run = load_run(f.spec, f.run);
+  for (auto& cell : run.inputs.cells) rep.inputs.cells.push_back(std::move(cell));
+  AccountantChoice choice =
+      resolve(f.accountant, {true, run.run && run.run->sampling == Sampling::shuffle});
+  choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
+  return make_question(run, choice, {delta}, /*solve_delta=*/false);
+}
+
+/// A row per claimed guarantee, each consistent or not with the measured
+/// lower bound; returns whether a sound upper bound is below it.
+bool add_claimed_rows(report::Report& rep, const Answer& claimed, double epsilon_lower,
+                      bool one_run) {
+  bool inconsistent = false;
+  for (const auto& why : claimed.skipped) warn(rep, "skipped " + why);
+  for (const auto& w : claimed.warnings) warn(rep, w);
+  for (const AnswerRow& row : claimed.rows) {
+    const Guarantee& g = row.guarantee;
+    report::Record r;
+    r.add("audit", report::text("claimed"));
+    r.add("accountant", report::text(g.accountant));
+    r.add("bound", report::text(std::string(to_string(g.bound))));
+    r.add("epsilon", report::number(g.epsilon, report::Rounding::up));
+    // Only a sound upper bound can contradict the measured lower bound.
+    const bool bad = g.bound == BoundKind::upper && g.epsilon < epsilon_lower;
+    r.add("consistent", report::boolean(!bad));
+    inconsistent = inconsistent || bad;
+    rep.results.push_back(std::move(r));
+  }
+  if (inconsistent)
+    warn(rep, one_run ? "the measured lower bound exceeds a claimed upper bound: the "
+                        "implementation or its accounting is wrong (if the canaries were "
+                        "included independently with probability 1/2)"
+                      : "the measured lower bound exceeds a claimed upper bound: if the "
+                        "counts come from independent trials (each training a model with "
+                        "the target's membership randomised), the implementation or its "
+                        "accounting is wrong; counts from one trained model show nothing "
+                        "(use the one-run audit: --canaries --guesses --correct)");
+  return inconsistent;
 }
 
 int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
@@ -115,98 +219,17 @@ int run_audit(const AuditFlags& f, std::ostream& out, std::ostream& err) {
 
   report::Report rep;
   rep.command = "audit";
-  double epsilon_lower = 0;
-  if (counts) {
-    const AttackCounts c{count_flag("--tp", f.tp), count_flag("--fn", f.fn),
-                         count_flag("--fp", f.fp), count_flag("--tn", f.tn)};
-    if (c.tp + c.fn < 1) throw UsageError("--tp: need at least one member (tp + fn >= 1)");
-    if (c.fp + c.tn < 1) throw UsageError("--fp: need at least one non-member (fp + tn >= 1)");
-    rep.inputs.add("tp", report::integer(c.tp)).add("fn", report::integer(c.fn));
-    rep.inputs.add("fp", report::integer(c.fp)).add("tn", report::integer(c.tn));
-    const AuditBound b = audit_epsilon_lower(c, confidence, delta);
-    rep.results.push_back(rate_row("counts", b));
-    note(rep, kIndependentTrialsNote);
-    epsilon_lower = b.epsilon_lower;
-  } else if (scores) {
-    const auto s = read_scores_file(f.scores);
-    std::int64_t members = 0;
-    for (const auto& x : s) members += x.member ? 1 : 0;
-    if (members == 0 || members == static_cast<std::int64_t>(s.size()))
-      throw UsageError("--scores: need both members (label 1) and non-members (label 0)");
-    const auto threshold = optional_real("--threshold", f.threshold,
-                                         Domain{-kInf, kInf, true, true, "a finite number"});
-    const ThresholdAudit a = threshold ? audit_scores_at(s, *threshold, confidence, delta)
-                                       : audit_scores(s, confidence, delta);
-    rep.inputs.add("scores", report::text(f.scores));
-    rep.inputs.add("examples", report::integer(static_cast<std::int64_t>(s.size())));
-    rep.inputs.add("threshold", report::number(a.threshold));
-    rep.inputs.add("thresholds_tried", report::integer(a.tests));
-    report::Record r = rate_row(threshold ? "threshold" : "best threshold", a.bound);
-    rep.results.push_back(std::move(r));
-    note(rep, kIndependentTrialsNote);
-    if (!threshold)
-      note(rep, "best of " + std::to_string(a.tests) +
-                    " thresholds: each rate bound at level (1 - confidence)/(2 x " +
-                    std::to_string(a.tests) + ") (Bonferroni)");
-    epsilon_lower = a.bound.epsilon_lower;
-  } else {
-    const auto m = optional_integer("--canaries", f.canaries, 1);
-    const auto r = optional_integer("--guesses", f.guesses, 0);
-    const auto v = optional_integer("--correct", f.correct, 0);
-    if (!m || !r || !v)
-      throw UsageError("--canaries: the one-run audit needs --canaries, --guesses and --correct");
-    if (*r > *m) throw UsageError("--guesses: must be <= --canaries (" + std::to_string(*m) + ")");
-    if (*v > *r) throw UsageError("--correct: must be <= --guesses (" + std::to_string(*r) + ")");
-    rep.inputs.add("canaries", report::integer(*m)).add("guesses", report::integer(*r));
-    rep.inputs.add("correct", report::integer(*v));
-    epsilon_lower = one_run_epsilon_lower(*m, *r, *v, confidence, delta);
-    report::Record row;
-    row.add("audit", report::text("one run"));
-    row.add("accuracy",
-            report::number(*r > 0 ? static_cast<double>(*v) / static_cast<double>(*r) : 0.0));
-    row.add("epsilon_lower", report::number(epsilon_lower, report::Rounding::down));
-    rep.results.push_back(std::move(row));
-    note(rep,
-         "one-run audit (Steinke, Nasr & Jagielski 2023): canaries included independently "
-         "with probability 1/2");
-  }
+  const double epsilon_lower = counts   ? audit_counts(f, confidence, delta, rep)
+                               : scores ? audit_score_lines(f, confidence, delta, rep)
+                                        : audit_one_run(f, confidence, delta, rep);
   rep.inputs.add("confidence", report::number(confidence));
   rep.inputs.add("delta", report::number(delta));
 
   bool inconsistent = false;
   if (compare) {
-    RunEvent run = load_run(f.spec, f.run);
-    for (auto& cell : run.inputs.cells) rep.inputs.cells.push_back(std::move(cell));
-    AccountantChoice choice =
-        resolve(f.accountant, {true, run.run && run.run->sampling == Sampling::shuffle});
-    choice.options.neighbouring = neighbouring ? neighbouring : run.neighbouring;
-    const Question question = make_question(run, choice, {delta}, /*solve_delta=*/false);
+    const Question question = claimed_question(f, neighbouring, delta, rep);
     if (only_checking()) return kOk;
-    const Answer claimed = answer(question);
-    for (const auto& why : claimed.skipped) warn(rep, "skipped " + why);
-    for (const auto& w : claimed.warnings) warn(rep, w);
-    for (const AnswerRow& row : claimed.rows) {
-      const Guarantee& g = row.guarantee;
-      report::Record r;
-      r.add("audit", report::text("claimed"));
-      r.add("accountant", report::text(g.accountant));
-      r.add("bound", report::text(std::string(to_string(g.bound))));
-      r.add("epsilon", report::number(g.epsilon, report::Rounding::up));
-      // Only a sound upper bound can contradict the measured lower bound.
-      const bool bad = g.bound == BoundKind::upper && g.epsilon < epsilon_lower;
-      r.add("consistent", report::boolean(!bad));
-      inconsistent = inconsistent || bad;
-      rep.results.push_back(std::move(r));
-    }
-    if (inconsistent)
-      warn(rep, one_run ? "the measured lower bound exceeds a claimed upper bound: the "
-                          "implementation or its accounting is wrong (if the canaries were "
-                          "included independently with probability 1/2)"
-                        : "the measured lower bound exceeds a claimed upper bound: if the "
-                          "counts come from independent trials (each training a model with "
-                          "the target's membership randomised), the implementation or its "
-                          "accounting is wrong; counts from one trained model show nothing "
-                          "(use the one-run audit: --canaries --guesses --correct)");
+    inconsistent = add_claimed_rows(rep, answer(question), epsilon_lower, one_run);
   }
   finish(rep, f.output, out, err);
   return inconsistent ? kBudgetExceeded : kOk;

@@ -26,10 +26,12 @@
 #include "cli/flags/parse.hpp"
 #include "cli/flags/run_parameters.hpp"
 #include "cli/input/config_input.hpp"
+#include "cli/input/input_file.hpp"
 #include "cli/input/schedule.hpp"
 #include "cli/input/spec_input.hpp"
 #include "cli/run/result_rows.hpp"
 #include "cli/run/solve.hpp"
+#include "cli/run/sweep_jobs.hpp"
 #include "cli/verbs.hpp"
 #include "report/number_format.hpp"
 #include "report/render.hpp"
@@ -65,32 +67,6 @@ struct FailureCount {
   }
 };
 
-/// One configuration to compute: a complete run (but for the unknown), its
-/// δ values and target (or budget) ε values.
-struct Job {
-  std::optional<std::string> name;
-  std::size_t line = 0;  ///< input line, 0 for flag combinations
-  DpSgdRun run;
-  Unknown unknown = Unknown::none;
-  std::vector<double> deltas;
-  std::vector<double> epsilons;  ///< targets when solving, else budgets
-  EventPtr spec;                 ///< an --input line's "spec", instead of `run`
-  std::string spec_json;
-  std::optional<Neighbouring> neighbouring;  ///< the line's "neighbouring" (with a spec)
-  /// Whether `spec` is the run's own mechanism (false for a line's phases
-  /// with a phase composed as a stand-in: schedule_is_the_run).
-  bool event_is_own = true;
-};
-
-/// The jobs of a sweep, made when asked for: job i of `count`.
-struct JobSource {
-  std::size_t count = 0;
-  std::function<Job(std::size_t)> at;
-  /// Every job's run columns are the same (a grid whose swept values add or
-  /// remove none): CSV can take its header from the first rows.
-  bool same_run_columns = false;
-};
-
 /// --shard K/N: this run computes the K-th of N contiguous slices of the
 /// jobs, [⌊(K−1)·J/N⌋, ⌊K·J/N⌋), so that the N outputs in order are the
 /// whole sweep's.
@@ -118,321 +94,8 @@ Shard parse_shard(const std::string& text) {
   return s;
 }
 
-struct Row {
-  report::Record record;
-  std::vector<std::string> notes;  ///< footnotes (text output)
-  /// Accountants of `--accountant all` that could not handle this row's run
-  /// ("skipped <reason>"), and other warnings about it: a footnote and one
-  /// stderr warning each, never silent.
-  std::vector<std::string> warnings;
-  /// The budget gate's lines for this row's run (budget_lines; their rows
-  /// count from this one), and the run as messages name it.
-  std::vector<BudgetLine> gate;
-  std::string subject;
-  /// The gate's exit status for the run (kOk, kBudgetExceeded, kNoUpperBound).
-  int status = kOk;
-  bool no_solution = false;
-  /// The job's answer left something out here (an accountant skipped, a
-  /// companion row missing, on its first row): another job's rows may have
-  /// columns this one's lack.
-  bool partial = false;
-};
-
-struct Settings {
-  AccountantChoice choice;
-  SolveSettings solve;
-  std::optional<double> max_epsilon;
-};
-
-std::string describe(const Job& job) {
-  if (job.name) return "'" + report::escape_control(*job.name) + "'";
-  if (job.line) return "line " + std::to_string(job.line);
-  auto n = [](double v) { return report::format_number(v, 6, report::Rounding::nearest); };
-  std::string s = "q=" + n(job.run.sampling_rate);
-  if (job.unknown != Unknown::noise_multiplier) s += " sigma=" + n(job.run.noise_multiplier);
-  if (job.unknown != Unknown::steps) s += " steps=" + std::to_string(job.run.steps);
-  return s;
-}
-
-/// The run's parameters, first in each row; in text, those that hold one
-/// value in every row move above the table.
-void add_run_columns(report::Record& r, const Job& job) {
-  const std::size_t first = r.cells.size();
-  if (job.name) r.add("name", report::text(*job.name));
-  if (job.spec)
-    r.add("spec", report::json(job.spec_json));
-  else
-    add_inputs(r, job.run, job.unknown);
-  for (std::size_t i = first; i < r.cells.size(); ++i) r.cells[i].second.hoist = true;
-}
-
-std::vector<Row> compute(const Job& job, const Settings& s) {
-  std::vector<Row> rows;
-  if (job.unknown == Unknown::none) {
-    // The same question `epsilon` asks (the run's rows, its companions, the
-    // recommended row), and the same gate on its smallest sound upper bound.
-    Question q;
-    q.event = job.spec ? job.spec : dp_sgd_event(job.run);
-    if (!job.spec) q.run = job.run;
-    q.event_is_own = job.event_is_own;
-    q.accountants = s.choice;
-    if (job.neighbouring) q.accountants.options.neighbouring = job.neighbouring;
-    q.targets = job.deltas;
-    q.what = describe(job);
-    const Answer a = answer(q);
-    std::optional<double> budget = s.max_epsilon;
-    for (double b : job.epsilons) budget = budget ? std::min(*budget, b) : b;
-    std::optional<BudgetCheck> check;
-    if (budget) check = check_budget(q, a, *budget);
-    for (std::size_t i = 0; i < a.rows.size(); ++i) {
-      Row row;
-      add_run_columns(row.record, job);
-      // The row's own cells; its `sampling` (the Poisson estimate's scheme
-      // beside a shuffled run) replaces the run's column of that name.
-      for (auto& added : answer_record(q, a, i).cells) {
-        const std::string& key = added.first;  // (clang 14: no captured structured bindings)
-        auto same = std::find_if(row.record.cells.begin(), row.record.cells.end(),
-                                 [&key](const auto& c) { return c.first == key; });
-        if (same != row.record.cells.end())
-          same->second = std::move(added.second);
-        else
-          row.record.cells.push_back(std::move(added));
-      }
-      if (check) {
-        // The run's verdict at the row's δ: its smallest sound upper bound
-        // against the budget (every row of the run says the same).
-        row.record.add("budget", report::hoisted(report::number(*budget)));
-        row.record.add("over_budget",
-                       report::visible(report::boolean(check->row_over[i]), report::Show::data));
-        details_last(row.record);
-      }
-      row.notes = a.rows[i].guarantee.notes;
-      if (auto w = order_edge_warning(a.rows[i].guarantee)) row.warnings.push_back(std::move(*w));
-      if (rows.empty()) {
-        // The job's first row carries what concerns the whole run: skipped
-        // accountants, warnings, and the gate's verdict.
-        for (const auto& why : a.skipped) row.warnings.push_back("skipped " + why);
-        row.warnings.insert(row.warnings.end(), a.warnings.begin(), a.warnings.end());
-        row.partial = !a.skipped.empty() || !a.warnings.empty();
-        if (check) {
-          row.gate = budget_lines(a, *check, *budget, "budget", s.choice.names);
-          row.subject = describe(job);
-          row.status = budget_status(*check);
-        }
-      }
-      rows.push_back(std::move(row));
-    }
-    return rows;
-  }
-  for (const auto& accountant : s.choice.names) {
-    for (double target : job.epsilons)
-      for (double delta : job.deltas) {
-        Row row;
-        add_run_columns(row.record, job);
-        try {
-          const Solved solved =
-              solve_run(job.run, job.unknown, accountant, s.choice.options, target, delta, s.solve);
-          for (auto& cell : solved_record(solved, job.unknown, target).cells)
-            row.record.cells.push_back(cell);
-          row.notes = solved.guarantee.notes;
-        } catch (const NoSolution& e) {
-          row.record.add("accountant", report::hoisted(report::text(accountant)));
-          row.record.add("delta", report::hoisted(report::number(delta)));
-          row.record.add("target_epsilon", report::hoisted(report::number(target)));
-          row.record.add("error", report::text(std::string("no solution: ") + e.what()));
-          row.no_solution = true;
-        }
-        rows.push_back(std::move(row));
-      }
-  }
-  return rows;
-}
-
 Unknown unknown_of(const std::string& solve) {
   return solve.empty() ? Unknown::none : parse_choice("--solve", solve, kSolveChoices);
-}
-
-/// Jobs from the flags' Cartesian product, made one at a time (flat memory).
-/// Every combination is derived once first, so that a combination the run
-/// parameters refuse (e.g. a batch larger than the dataset) stops the sweep
-/// before it prints anything.
-JobSource jobs_from_flags(const SweepFlags& f, Unknown unknown, const std::vector<double>& deltas,
-                          const std::vector<double>& epsilons) {
-  auto grid = std::make_shared<const SweepGrid>(f.run);
-  JobSource source;
-  source.same_run_columns = true;
-  std::optional<bool> accumulates;
-  for (std::size_t i = 0; i < grid->size(); ++i) {
-    // add_inputs() gives the run columns; of the values a sweep varies, only
-    // an accumulation of several micro-batches adds columns
-    // (accumulation_steps, logical_batch_size) that a row without lacks.
-    const bool several = derive(grid->at(i), unknown).accumulation_steps > 1;
-    if (accumulates && *accumulates != several) source.same_run_columns = false;
-    accumulates = several;
-  }
-  source.count = grid->size();
-  source.at = [grid, unknown, deltas, epsilons](std::size_t i) {
-    Job job;
-    job.run = derive(grid->at(i), unknown);
-    job.neighbouring = run_neighbouring(job.run);
-    job.unknown = unknown;
-    job.deltas = deltas;
-    job.epsilons = epsilons;
-    return job;
-  };
-  return source;
-}
-
-/// `"solve": "<key>"`, as messages suggest it.
-std::string solve_key_text(Unknown unknown) {
-  return "\"solve\": \"" + std::string(run_parameter(solved_parameter(unknown)).key) + "\"";
-}
-
-/// Why line `c` cannot be computed as it stands: its "solve" disagrees with
-/// --solve (`unknown`), it solves beside a budget gate, or it lacks a run
-/// parameter it does not solve for. Keys named as on the line.
-std::optional<std::string> solve_refusal(const ConfigLine& c, Unknown unknown, bool gate) {
-  if (c.solve && unknown != Unknown::none && *c.solve != unknown)
-    return "solve: \"" + std::string(run_parameter(solved_parameter(*c.solve)).key) +
-           "\" on the line, but --solve " + std::string(choice_name(kSolveChoices, unknown)) +
-           " on the command line (give one of them)";
-  const Unknown solving = c.solve.value_or(unknown);
-  if (c.solve && gate)
-    return "solve: not with --max-epsilon (a solved row meets its own target epsilon; give "
-           "the parameter to gate the line)";
-  const DpSgdValues& v = c.values;
-  if (solving != Unknown::sampling_rate && !v.sampling_rate && !v.batch_size)
-    return v.sampling == Sampling::poisson
-               ? "sampling_rate: missing (give it, or dataset_size and batch_size, or " +
-                     solve_key_text(Unknown::sampling_rate) + ")"
-               : "batch_size: missing (give it and dataset_size, or " +
-                     solve_key_text(Unknown::sampling_rate) + ")";
-  if (solving != Unknown::noise_multiplier && !v.noise_multiplier)
-    return "noise_multiplier: missing (give it, or " + solve_key_text(Unknown::noise_multiplier) +
-           ")";
-  if (solving != Unknown::steps && !v.steps && !v.epochs)
-    return "steps: missing (give it or epochs, or " + solve_key_text(Unknown::steps) + ")";
-  return std::nullopt;
-}
-
-/// Jobs from --input lines; bad lines are reported on `err` (and abort the
-/// sweep unless --keep-going). Returns whether any line was bad.
-bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<double>& deltas,
-                     const std::vector<double>& epsilons, std::vector<Job>& jobs,
-                     std::ostream& err) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (f.input != "-") {
-    std::error_code ec;
-    if (std::filesystem::is_directory(f.input, ec))
-      throw UsageError("--input: '" + f.input + "' is a directory (give a JSON Lines file)");
-    file.open(f.input);
-    if (!file) throw UsageError("--input: cannot open '" + f.input + "'");
-    in = &file;
-  }
-  const std::string source = f.input == "-" ? "<stdin>" : f.input;
-  ConfigInput input;
-  try {
-    input = read_configs(*in, source);
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception& e) {  // the stream's own failure, e.g. a read error
-    throw UsageError("--input: cannot read '" + source + "': " + e.what());
-  }
-  // A gate over nothing must not pass: an empty input (a failed step before
-  // dpbudget, a wrong path) has its own exit status.
-  if (input.configs.empty() && input.errors.empty())
-    throw NoConfigurations(
-        "--input: " + (f.input == "-" ? std::string("standard input") : "'" + f.input + "'") +
-        " holds no configuration (it is empty or has only blank lines)");
-  std::vector<InputError> errors = std::move(input.errors);
-  for (auto& c : input.configs) {
-    Job job;
-    job.name = c.name;
-    job.line = c.line;
-    if (!c.phases.empty()) {
-      // A run in phases (docs/sampling.md#schedules): each phase over the
-      // line's own run keys, composed as --schedule composes them.
-      if (unknown != Unknown::none) {
-        errors.push_back({c.line,
-                          "phases: not with --solve (solve a run in phases with sigma or steps "
-                          "--schedule)"});
-        continue;
-      }
-      std::vector<DpSgdRun> phases;
-      std::string fault;
-      for (std::size_t i = 0; i < c.phases.size() && fault.empty(); ++i) {
-        try {
-          phases.push_back(derive_phase(c.phases[i], c.given, Unknown::none));
-        } catch (const UsageError& e) {
-          fault = "phases: phase " + std::to_string(i + 1) + ": " + e.what();
-        }
-      }
-      if (fault.empty())
-        if (const auto why = mixed_relation(phases)) fault = "phases: " + *why;
-      if (!fault.empty()) {
-        errors.push_back({c.line, fault});
-        continue;
-      }
-      c.spec = schedule_event(phases);
-      c.spec_json = event_to_json(*c.spec).dump();
-      c.neighbouring = run_neighbouring(phases.front());
-      job.event_is_own = schedule_is_the_run(phases);
-    }
-    if (c.spec) {
-      if (unknown != Unknown::none) {
-        errors.push_back({c.line, "spec: not with --solve (give the DP-SGD keys to solve)"});
-        continue;
-      }
-      job.spec = c.spec;
-      job.spec_json = c.spec_json;
-      job.neighbouring = c.neighbouring;
-      job.deltas = c.delta ? std::vector<double>{*c.delta} : deltas;
-      job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : epsilons;
-      if (job.deltas.empty()) {
-        errors.push_back({c.line, "delta: missing (give it on the line or with --delta)"});
-        continue;
-      }
-      jobs.push_back(std::move(job));
-      continue;
-    }
-    // A line solves for a parameter only when it says so (its "solve", or
-    // --solve); a parameter it neither gives nor solves for is refused, never
-    // taken as a question of another kind.
-    if (auto why = solve_refusal(c, unknown, !f.max_epsilon.empty())) {
-      errors.push_back({c.line, *why});
-      continue;
-    }
-    job.unknown = c.solve.value_or(unknown);
-    try {
-      job.run = derive(c.values, job.unknown, Naming::keys);
-      job.neighbouring = run_neighbouring(job.run);
-    } catch (const UsageError& e) {
-      errors.push_back({c.line, e.what()});
-      continue;
-    }
-    job.deltas = c.delta ? std::vector<double>{*c.delta} : deltas;
-    job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : epsilons;
-    if (job.deltas.empty()) {
-      errors.push_back({c.line, "delta: missing (give it on the line or with --delta)"});
-      continue;
-    }
-    if (job.unknown != Unknown::none && job.epsilons.empty()) {
-      errors.push_back({c.line, "epsilon: missing target (on the line or with --epsilon)"});
-      continue;
-    }
-    jobs.push_back(std::move(job));
-  }
-  std::sort(errors.begin(), errors.end(),
-            [](const InputError& a, const InputError& b) { return a.line < b.line; });
-  for (const auto& e : errors) {
-    const std::string msg = source + ":" + std::to_string(e.line) + ": " + e.message;
-    if (!f.keep_going) throw UsageError("--input: " + msg);
-    err << "dpbudget: error: --input: " << report::escape_control(msg) << '\n';
-  }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const Job& a, const Job& b) { return a.line < b.line; });
-  return !errors.empty();
 }
 
 /// Rows a sweep holds before it writes text, Markdown or JSON. A sweep of no
@@ -443,7 +106,7 @@ bool jobs_from_input(const SweepFlags& f, Unknown unknown, const std::vector<dou
 constexpr std::size_t kHeldRows = 1000;
 
 /// CSV's header for `rows`: their data columns in the order they first appear.
-std::vector<std::string> csv_header(const std::vector<Row>& rows) {
+std::vector<std::string> csv_header(const std::vector<SweepRow>& rows) {
   std::vector<std::string> columns;
   for (const auto& row : rows)
     for (const auto& column : report::csv_columns(row.record))
@@ -475,11 +138,11 @@ void spooled(Step step) {
 /// A sweep whose flags are checked: what each row is computed with, its
 /// jobs and the slice of them this run computes.
 struct CheckedSweep {
-  Settings s;
+  SweepSettings s;
   report::Format format = report::Format::text;
   Unknown unknown = Unknown::none;
   Shard shard;
-  JobSource source;
+  SweepJobSource source;
   /// --input lines were bad (reported on stderr, skipped with --keep-going).
   bool bad_input = false;
 };
@@ -511,8 +174,9 @@ CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
         throw UsageError(std::string(p.flag) +
                          ": not with --input (the lines give the run: put \"" + std::string(p.key) +
                          "\" on each line instead)");
-    auto jobs = std::make_shared<std::vector<Job>>();
-    c.bad_input = jobs_from_input(f, c.unknown, deltas, epsilons, *jobs, err);
+    auto jobs = std::make_shared<std::vector<SweepJob>>();
+    c.bad_input = jobs_from_input({f.input, f.keep_going, !f.max_epsilon.empty()}, c.unknown,
+                                  deltas, epsilons, *jobs, err);
     c.source.count = jobs->size();
     c.source.at = [jobs](std::size_t i) { return (*jobs)[i]; };
   } else {
@@ -520,7 +184,7 @@ CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
     if (deltas.empty()) throw UsageError("--delta is required");
     if (c.unknown != Unknown::none && epsilons.empty())
       throw UsageError("--epsilon is required with --solve (the targets)");
-    c.source = jobs_from_flags(f, c.unknown, deltas, epsilons);
+    c.source = jobs_from_flags(f.run, c.unknown, deltas, epsilons);
     note_assumed_poisson(f.run, err);
   }
   return c;
@@ -540,7 +204,7 @@ class SweepTally {
   std::size_t rows() const { return row_number_; }
 
   /// Counts `row` (the next one) and says on stderr what it failed.
-  void take(const Row& row) {
+  void take(const SweepRow& row) {
     ++row_number_;
     // A run's gate lines sit on its first row; their rows count from it.
     const std::size_t first_row = row_number_;
@@ -628,7 +292,7 @@ void choose_csv_columns(report::RowStream& stream, const SweepFlags& f, const Ch
 
 /// Adds row `row_number` to `stream`; a column outside a streamed CSV header
 /// is refused (with --shard the shards would not line up).
-void add_row(report::RowStream& stream, Row& row, std::size_t row_number, const Shard& shard) {
+void add_row(report::RowStream& stream, SweepRow& row, std::size_t row_number, const Shard& shard) {
   try {
     spooled([&] { stream.add(std::move(row.record)); });
   } catch (const std::invalid_argument& e) {
@@ -663,15 +327,15 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   SweepTally tally(f, err);
   {
     util::ProgressLine progress("sweep", end - begin);
-    util::compute_in_order<Row>(
+    util::compute_in_order<SweepRow>(
         end - begin, [&](std::size_t i) { return compute(c.source.at(begin + i), c.s); },
-        [&](std::vector<Row> rows, std::size_t done) {
+        [&](std::vector<SweepRow> rows, std::size_t done) {
           progress.clear();
           if (stream.csv_undecided()) {
             // A grid: every row has the columns of the first rows, unless the
             // first rows' answers left an accountant or a companion row out.
             const bool partial =
-                std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.partial; });
+                std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.partial; });
             if (partial)
               spooled([&] { stream.spool_csv(temp_directory()); });
             else
