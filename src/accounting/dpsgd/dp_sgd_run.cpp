@@ -327,16 +327,13 @@ double clipping_combined_multiplier(double gradient_multiplier, double count_noi
   return combined;
 }
 
-DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
+namespace {
+
+/// The refusals of a sampling scheme beside the parameters it needs or does
+/// not take: N and B for fixed-size batches, participations only with
+/// balls-in-bins, one record per user without replacement.
+void check_sampling_scheme(const RunValues& v, RunUnknown unknown, const DpSgdRun& run) {
   using U = RunUnknown;
-  DpSgdRun run;
-  run.dataset_size = v.dataset_size;
-  run.epochs = v.epochs;
-  run.last_batch = v.last_batch;
-  run.sampling = v.sampling;
-  run.group_noise_multipliers = v.group_noise_multipliers;
-  run.participations = v.participations.value_or(1);
-  run.records_per_user = v.records_per_user.value_or(1);
   if (v.sampling != Sampling::poisson &&
       (!v.dataset_size || (!v.batch_size && unknown != U::sampling_rate)))
     throw RunParameterError(F::sampling, {F::sampling, ": ", v.sampling, " needs ", F::dataset_size,
@@ -354,11 +351,12 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
                              ": only 1 with without-replacement sampling (no user-level analysis "
                              "of fixed-size batches is implemented here; use poisson, shuffle or "
                              "balls-in-bins)"});
-  // From here on the batch is the logical one, what is sampled.
-  const std::optional<std::int64_t> batch = logical_batch(v, unknown);
-  run.batch_size = batch;
-  run.accumulation_steps = v.accumulation_steps.value_or(1);
+}
 
+/// σ, unless it is solved for, and the count noise of adaptive clipping
+/// folded into it.
+void derive_noise(const RunValues& v, RunUnknown unknown, DpSgdRun& run) {
+  using U = RunUnknown;
   if (unknown == U::noise_multiplier) {
     if (!v.group_noise_multipliers.empty())
       throw RunParameterError(F::group_noise_multipliers,
@@ -387,23 +385,13 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
           clipping_combined_multiplier(run.noise_multiplier, *v.clipping_count_noise);
     }
   }
+}
 
-  // Sampling: q, or B out of N.
-  if (unknown == U::sampling_rate) {
-    if (v.sampling_rate || v.batch_size) {
-      const RunParam given = v.sampling_rate ? F::sampling_rate : F::batch_size;
-      throw RunParameterError(
-          given, {given, ": not allowed here: the sampling rate is what is solved for"});
-    }
-  } else {
-    if (v.sampling_rate && v.dataset_size && !v.batch_size && !v.epochs)
-      throw RunParameterError(F::dataset_size,
-                              {F::dataset_size, ": goes with ", F::batch_size, " or ", F::epochs});
-    run.sampling_rate =
-        sampling_rate_of(v.sampling_rate, v.dataset_size, batch, /*dataset_size_alone=*/true);
-  }
-
-  // Length: T, or epochs.
+/// T from the steps or the epochs, unless it is solved for, and the
+/// refusals of the last-batch rule.
+void derive_length(const RunValues& v, RunUnknown unknown, std::optional<std::int64_t> batch,
+                   DpSgdRun& run) {
+  using U = RunUnknown;
   if (v.steps && v.epochs)
     throw RunParameterError(
         F::epochs, {F::epochs, ": give either ", F::steps, " or ", F::epochs, ", not both"});
@@ -439,6 +427,43 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
   } else {
     throw RunParameterError(F::steps, {F::steps, " is required (or ", F::epochs, ")"});
   }
+}
+
+}  // namespace
+
+DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
+  using U = RunUnknown;
+  DpSgdRun run;
+  run.dataset_size = v.dataset_size;
+  run.epochs = v.epochs;
+  run.last_batch = v.last_batch;
+  run.sampling = v.sampling;
+  run.group_noise_multipliers = v.group_noise_multipliers;
+  run.participations = v.participations.value_or(1);
+  run.records_per_user = v.records_per_user.value_or(1);
+  check_sampling_scheme(v, unknown, run);
+  // From here on the batch is the logical one, what is sampled.
+  const std::optional<std::int64_t> batch = logical_batch(v, unknown);
+  run.batch_size = batch;
+  run.accumulation_steps = v.accumulation_steps.value_or(1);
+  derive_noise(v, unknown, run);
+
+  // Sampling: q, or B out of N.
+  if (unknown == U::sampling_rate) {
+    if (v.sampling_rate || v.batch_size) {
+      const RunParam given = v.sampling_rate ? F::sampling_rate : F::batch_size;
+      throw RunParameterError(
+          given, {given, ": not allowed here: the sampling rate is what is solved for"});
+    }
+  } else {
+    if (v.sampling_rate && v.dataset_size && !v.batch_size && !v.epochs)
+      throw RunParameterError(F::dataset_size,
+                              {F::dataset_size, ": goes with ", F::batch_size, " or ", F::epochs});
+    run.sampling_rate =
+        sampling_rate_of(v.sampling_rate, v.dataset_size, batch, /*dataset_size_alone=*/true);
+  }
+
+  derive_length(v, unknown, batch, run);
   if (v.sampling == Sampling::balls_in_bins && run.batch_size &&
       run.participations > epoch_steps(run))
     throw RunParameterError(

@@ -1,6 +1,7 @@
 #pragma once
-// The 50-digit floating type of the RDP guard arithmetic (rdp.cpp,
-// rdp_events.cpp), defined once, and a start-up cost it would otherwise bring.
+// The 50-digit floating type of the RDP guard arithmetic (rdp_log_a_integer.cpp,
+// rdp_log_a_fractional.cpp, rdp_events.cpp), defined once, and a start-up
+// cost it would otherwise bring.
 //
 // Boost.Math's factorial table for a multiprecision type (101 values parsed
 // from decimal strings) is built by a static initialiser in every program

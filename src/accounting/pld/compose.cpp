@@ -51,14 +51,11 @@ double fft_gamma(std::size_t n) {
          kU;
 }
 
-ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
-                          double tail_mass, double window_tail, std::size_t max_grid, bool shared) {
-  const Prepared prep = prepare(components, d, interval, tail_mass, max_grid);
-  const auto [k_a, k_b] = window(prep, interval, window_tail);
-  // The window may exceed max_grid when only a few Fourier coefficients are
-  // needed (spectral form, no array of the window), never kMaxSpectralWindow.
-  if (static_cast<double>(k_b - k_a) + 1 > static_cast<double>(kMaxSpectralWindow))
-    throw GridTooLarge("pld: composed grid exceeds the limit");
+namespace {
+
+/// The size of the transforms for the window [k_a, k_b]: FFTW's fast size,
+/// or with `shared` (a series of queries) the next power of two.
+std::size_t transform_size(std::int64_t k_a, std::int64_t k_b, std::size_t max_grid, bool shared) {
   const auto span = static_cast<std::size_t>(k_b - k_a + 1);
   std::size_t n = fft::good_size(span);
   if (shared) {
@@ -70,23 +67,30 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
     const std::size_t wide = std::bit_ceil(span);
     if (wide <= max_grid && wide <= kMaxSpectralWindow) n = wide;
   }
+  return n;
+}
 
-  // (4) Π_c X_c^{T_c} in log-polar form; (5) round-off terms.
+/// A coefficient Z_k = Π_c X_ck^{T_c} not (yet) dropped, in log-polar form,
+/// with the log of its bound Π_c (r_ck + ρ_c)^{T_c} and Σ_c T_c ρ_c/(r_ck + ρ_c).
+struct Survivor {
+  std::size_t k, idx;  // frequency, position in the candidate list
+  double log_r, theta, log_r_pert, pert_sum;
+};
+
+// (5) Componentwise: |X̂_ck − X_ck| ≤ ρ_c = γ_N·‖x_c‖₁ (each of the log₂N
+// butterfly stages adds a relative error ≤ 8u to partial sums whose moduli
+// add up to at most ‖x‖₁). The perturbation of Z_k = Π_c X_ck^{T_c} is then
+// ≤ Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c − 1} Π_{c'≠c} (r_c'k + ρ_c')^{T_c'} (r =
+// computed modulus, clamped to the unit disc, which holds the true value).
+// Coefficients whose bound (r + ρ)^T is below e^{−50} are set to 0; each
+// such error is < e^{−50}, at most √N·e^{−50} in ‖·‖₂ all together.
+//
+/// (4) The coefficients of Π_c X_c^{T_c} of size `n` that survive every
+/// release, with the round-off terms of (5); Σ_c T_c ρ_c is added to `rho_total`.
+std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n, double gamma,
+                                             std::size_t max_grid, bool shared, double& rho_total) {
   const std::size_t h = n / 2 + 1;
-  const double gamma = fft_gamma(n);
-  // (5) Componentwise: |X̂_ck − X_ck| ≤ ρ_c = γ_N·‖x_c‖₁ (each of the log₂N
-  // butterfly stages adds a relative error ≤ 8u to partial sums whose moduli
-  // add up to at most ‖x‖₁). The perturbation of Z_k = Π_c X_ck^{T_c} is then
-  // ≤ Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c − 1} Π_{c'≠c} (r_c'k + ρ_c')^{T_c'} (r =
-  // computed modulus, clamped to the unit disc, which holds the true value).
-  // Coefficients whose bound (r + ρ)^T is below e^{−50} are set to 0; each
-  // such error is < e^{−50}, at most √N·e^{−50} in ‖·‖₂ all together.
-  struct Survivor {
-    std::size_t k, idx;  // frequency, position in the candidate list
-    double log_r, theta, log_r_pert, pert_sum;
-  };
   std::vector<Survivor> alive;
-  double rho_total = 0;
   // Many compositions leave few coefficients: compute only those (directly);
   // otherwise one full forward transform per release.
   const auto cand = candidates(prep, n, kNegligible);
@@ -136,6 +140,58 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
       std::erase_if(alive, [&](Survivor& s) { return !update(s); });
     }
   }
+  return alive;
+}
+
+/// What the composed array does not hold: the mass the circular convolution
+/// folds in from outside the window, the mass at +∞, and the variance and
+/// bias of the coupling of (3).
+void set_outside_window(const Prepared& prep, double interval, std::int64_t k_a, std::size_t n,
+                        ComposedLoss& out) {
+  const auto nn = static_cast<std::int64_t>(n);
+  const std::int64_t k_top = k_a + nn - 1;
+  out.alias_above = k_top >= prep.last
+                        ? 0.0
+                        : std::exp(prep.log_tail_above(static_cast<double>(k_top + 1) * interval));
+  out.alias_below = k_a <= prep.first
+                        ? 0.0
+                        : std::exp(prep.log_tail_below(static_cast<double>(k_a - 1) * interval));
+  double log_finite = 0, log_certain = 0, var = 0;
+  for (std::size_t c = 0; c < prep.releases.size(); ++c) {
+    log_finite += prep.counts[c] * std::log1p(-std::min(prep.loss(c).dropped_mass, 1.0));
+    log_certain += prep.counts[c] * std::log1p(-std::min(prep.loss(c).infinite_mass, 1.0));
+    var += prep.counts[c] * prep.loss(c).split_variance;
+  }
+  out.infinite_mass = -std::expm1(log_finite);
+  // The composed loss is +∞ as soon as one release's is: 1 − Π(1 − m_c)^{T_c},
+  // rounded down (a few u per operation) since the lower bounds count it.
+  out.certain_infinite_mass = std::max(
+      0.0, -std::expm1(log_certain) * (1 - kCertainMassUlps * kU * (prep.total_count + 4)));
+  out.variance = var * interval * interval;
+  // (3): β = (Δ/2 + Δ²/12)²/2 bounds each release's conditional mean of Y − X.
+  const double beta = 0.5 * std::pow(interval / 2 + interval * interval / 12, 2);
+  out.bias = prep.total_count * beta;
+  out.releases = static_cast<std::size_t>(prep.total_count);
+}
+
+}  // namespace
+
+ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
+                          double tail_mass, double window_tail, std::size_t max_grid, bool shared) {
+  const Prepared prep = prepare(components, d, interval, tail_mass, max_grid);
+  const auto [k_a, k_b] = window(prep, interval, window_tail);
+  // The window may exceed max_grid when only a few Fourier coefficients are
+  // needed (spectral form, no array of the window), never kMaxSpectralWindow.
+  if (static_cast<double>(k_b - k_a) + 1 > static_cast<double>(kMaxSpectralWindow))
+    throw GridTooLarge("pld: composed grid exceeds the limit");
+  const std::size_t n = transform_size(k_a, k_b, max_grid, shared);
+
+  // (4) Π_c X_c^{T_c} in log-polar form; (5) round-off terms.
+  const std::size_t h = n / 2 + 1;
+  const double gamma = fft_gamma(n);
+  double rho_total = 0;
+  const std::vector<Survivor> alive =
+      surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total);
   double z_norm2 = 0, dz_norm2 = 0;
   std::vector<std::complex<double>> z_alive(alive.size());
   for (std::size_t i = 0; i < alive.size(); ++i) {
@@ -178,29 +234,7 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   }
 
   out.roundoff = roundoff;
-  const std::int64_t k_top = k_a + nn - 1;
-  out.alias_above = k_top >= prep.last
-                        ? 0.0
-                        : std::exp(prep.log_tail_above(static_cast<double>(k_top + 1) * interval));
-  out.alias_below = k_a <= prep.first
-                        ? 0.0
-                        : std::exp(prep.log_tail_below(static_cast<double>(k_a - 1) * interval));
-  double log_finite = 0, log_certain = 0, var = 0;
-  for (std::size_t c = 0; c < prep.releases.size(); ++c) {
-    log_finite += prep.counts[c] * std::log1p(-std::min(prep.loss(c).dropped_mass, 1.0));
-    log_certain += prep.counts[c] * std::log1p(-std::min(prep.loss(c).infinite_mass, 1.0));
-    var += prep.counts[c] * prep.loss(c).split_variance;
-  }
-  out.infinite_mass = -std::expm1(log_finite);
-  // The composed loss is +∞ as soon as one release's is: 1 − Π(1 − m_c)^{T_c},
-  // rounded down (a few u per operation) since the lower bounds count it.
-  out.certain_infinite_mass = std::max(
-      0.0, -std::expm1(log_certain) * (1 - kCertainMassUlps * kU * (prep.total_count + 4)));
-  out.variance = var * interval * interval;
-  // (3): β = (Δ/2 + Δ²/12)²/2 bounds each release's conditional mean of Y − X.
-  const double beta = 0.5 * std::pow(interval / 2 + interval * interval / 12, 2);
-  out.bias = prep.total_count * beta;
-  out.releases = static_cast<std::size_t>(prep.total_count);
+  set_outside_window(prep, interval, k_a, n, out);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <optional>
 #include <utility>
 
 #include "accounting/errors.hpp"
@@ -78,21 +79,15 @@ std::pair<double, double> tails(double total, Query query, double value, bool sh
   return {tail, std::clamp(kTailShare * scale, kTinyProbability, kMaxWindowTail)};
 }
 
-/// `composed`, when given, receives the composed loss of each direction on
-/// the grid of the returned interval (remove first), for further reading.
-Interval refine(std::span<const Component> raw, Query query, double value, const Options& options,
-                std::vector<ComposedLoss>* composed = nullptr) {
-  bool symmetric = true;
-  const std::vector<Component> comps = normalise(raw, symmetric);
+/// The answer that needs no grid, if any: nothing composed (ε = 0, δ = 0),
+/// or a release with loss +∞ for certain (non_private, or (ε, δ) with δ = 1):
+/// ε = ∞ and δ = 1 exactly.
+std::optional<Interval> without_grid(const std::vector<Component>& comps, Query query) {
   Interval result;
   if (comps.empty()) {
     result.notes.push_back("pld: nothing composed");
     return result;  // ε = 0, δ = 0
   }
-  double total = 0;
-  for (const auto& c : comps) total += static_cast<double>(c.count);
-  // A release with loss +∞ for certain (non_private, or (ε, δ) with δ = 1):
-  // ε = ∞ and δ = 1 exactly, with no grid.
   for (const auto& c : comps) {
     if (infinite_mass(c.mechanism, Direction::remove) >= 1 ||
         infinite_mass(c.mechanism, Direction::add) >= 1) {
@@ -102,6 +97,50 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       return result;
     }
   }
+  return std::nullopt;
+}
+
+/// (6) The interval read off the directions composed on one grid, end by end
+/// the larger of the two; `floor` receives the δ error terms that do not
+/// shrink with Δ, and `shifted` (δ query) the upper δ at ε·(1 + tolerance).
+Interval read_directions(const std::vector<ComposedLoss>& done, Query query, double value,
+                         const Options& options, double& floor, double& shifted) {
+  Interval now;
+  double lo = 0, up = 0;
+  std::size_t grid = 0;
+  floor = 0;
+  shifted = 0;
+  for (const ComposedLoss& c : done) {
+    floor = std::max(floor, c.infinite_mass - c.certain_infinite_mass + c.alias_above +
+                                c.alias_below + 2 * c.roundoff);
+    grid = std::max(grid, c.grid_points());
+    if (query == Query::epsilon) {
+      lo = std::max(lo, c.epsilon_lower(value));
+      up = std::max(up, c.epsilon_upper(value));
+    } else {
+      lo = std::max(lo, c.delta_lower(value));
+      up = std::max(up, c.delta_upper(value));
+      // δ at ε(1 + tolerance): what an ε interval of the target width means for δ.
+      const double tol = std::max(options.tolerance, 0.0);
+      shifted = std::max(shifted, c.delta_upper(value > 0 ? value * (1 + tol) : tol));
+    }
+  }
+  now.lower = std::min(lo, up);
+  now.upper = up;
+  now.grid = grid;
+  return now;
+}
+
+/// `composed`, when given, receives the composed loss of each direction on
+/// the grid of the returned interval (remove first), for further reading.
+Interval refine(std::span<const Component> raw, Query query, double value, const Options& options,
+                std::vector<ComposedLoss>* composed = nullptr) {
+  bool symmetric = true;
+  const std::vector<Component> comps = normalise(raw, symmetric);
+  Interval result;
+  if (std::optional<Interval> known = without_grid(comps, query)) return *known;
+  double total = 0;
+  for (const auto& c : comps) total += static_cast<double>(c.count);
   // (Named copies, not a structured binding: clang 14 cannot capture one.)
   const auto tail = tails(total, query, value, options.share_releases);
   const double tail_mass = tail.first, window_tail = tail.second;
@@ -124,29 +163,8 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       std::vector<ComposedLoss> done;
       done.push_back(run(Direction::remove));
       if (add.valid()) done.push_back(add.get());
-      double lo = 0, up = 0;
-      std::size_t grid = 0;
-      floor = 0;
-      shifted = 0;
-      for (const ComposedLoss& c : done) {
-        floor = std::max(floor, c.infinite_mass - c.certain_infinite_mass + c.alias_above +
-                                    c.alias_below + 2 * c.roundoff);
-        grid = std::max(grid, c.grid_points());
-        if (query == Query::epsilon) {
-          lo = std::max(lo, c.epsilon_lower(value));
-          up = std::max(up, c.epsilon_upper(value));
-        } else {
-          lo = std::max(lo, c.delta_lower(value));
-          up = std::max(up, c.delta_upper(value));
-          // δ at ε(1 + tolerance): what an ε interval of the target width means for δ.
-          const double tol = std::max(options.tolerance, 0.0);
-          shifted = std::max(shifted, c.delta_upper(value > 0 ? value * (1 + tol) : tol));
-        }
-      }
-      now.lower = std::min(lo, up);
-      now.upper = up;
+      now = read_directions(done, query, value, options, floor, shifted);
       now.interval = interval;
-      now.grid = grid;
       now.refinements = round + 1;
       if (composed) *composed = std::move(done);
     } catch (const GridTooLarge&) {

@@ -1,6 +1,6 @@
-// Tests of the Rényi-DP numerics (src/accounting/rdp/rdp.cpp): reference values
-// from tests/reference/, closed forms, an independent 50-digit quadrature
-// oracle and monotonicity properties.
+// Tests of the Rényi-DP numerics (src/accounting/rdp/rdp.cpp, rdp_log_a_integer.cpp,
+// rdp_log_a_fractional.cpp): reference values from tests/reference/, closed
+// forms, an independent 50-digit quadrature oracle and monotonicity properties.
 #include "accounting/rdp/rdp.hpp"
 
 #include <doctest/doctest.h>
