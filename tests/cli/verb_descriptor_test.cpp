@@ -35,7 +35,7 @@ TEST_CASE("every verb has a unique name, a summary and examples of itself") {
     CHECK(names.insert(v->name).second);
     CHECK(!v->summary.empty());
     CHECK(v->summary.find("example:") == std::string_view::npos);
-    CHECK(v->declare != nullptr);
+    CHECK(static_cast<bool>(v->declare));
     REQUIRE(!v->examples[0].empty());
     for (std::string_view example : v->examples) {
       if (example.empty()) continue;
@@ -90,11 +90,10 @@ std::set<std::string> listed_choices(const std::string& help) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
     std::string part = parts[i];
     if (i == 0) {
-      // The first part's choice is its last word before any note: "output: text (default)".
-      const auto note = part.find(" (");
-      if (note != std::string::npos) part = part.substr(0, note);
-      const auto space = part.rfind(' ');
-      if (space != std::string::npos) part = part.substr(space + 1);
+      // The first part's choice follows the help's own words, if any, up to
+      // their last ": " ("output: text (default)").
+      const auto colon = part.rfind(": ");
+      if (colon != std::string::npos) part = part.substr(colon + 2);
     }
     words.insert(part.substr(0, part.find_first_of(" (;,")));
   }
