@@ -1,6 +1,10 @@
 // The man page against the parser: every flag of every verb is named in the
 // verb's subsection (.SS verb), no flag the page names is unknown to the
-// parser, and groff renders it without warnings.
+// parser, and groff renders it without warnings. The page's flag lists are
+// generated (`dpbudget completions man man/dpbudget.1.in`; that the committed
+// page is what it writes is tests/shell/man_page_test.sh's): here, every
+// flag's help reads on the rendered page as --help prints it, and the
+// generator refuses a template whose markers are wrong.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -21,6 +25,7 @@ using dpb::test::slurp;
 namespace {
 
 const std::string kPage = std::string(DPBUDGET_SOURCE_DIR) + "/man/dpbudget.1";
+const std::string kTemplate = std::string(DPBUDGET_SOURCE_DIR) + "/man/dpbudget.1.in";
 
 /// verb -> its flags ("" = the root), from `dpbudget completions list`.
 std::map<std::string, std::set<std::string>> parser_flags() {
@@ -55,6 +60,10 @@ std::map<std::string, std::string> page_sections() {
   return sections;
 }
 
+/// The flags each `.TP` item of `text` (a section, as page_sections() gives
+/// it) defines: those its first line names.
+std::set<std::string> flags_defined(const std::string& text);
+
 std::set<std::string> flags_named(const std::string& text) {
   std::set<std::string> found;
   // A flag starts a word (or a parenthesis, quote or bracket that does): the
@@ -64,6 +73,26 @@ std::set<std::string> flags_named(const std::string& text) {
        ++it)
     found.insert((*it)[2]);
   return found;
+}
+
+std::set<std::string> flags_defined(const std::string& text) {
+  std::set<std::string> found;
+  for (auto at = text.find(".TP\n"); at != std::string::npos; at = text.find(".TP\n", at + 1)) {
+    const auto head = at + 4;
+    const auto named = flags_named(text.substr(head, text.find('\n', head) - head));
+    found.insert(named.begin(), named.end());
+  }
+  return found;
+}
+
+/// Runs of spaces and newlines as one space.
+std::string squeezed(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n';
+    if (!(space && (out.empty() || out.back() == ' '))) out += space ? ' ' : c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -82,8 +111,10 @@ TEST_CASE("man page: every verb has a subsection naming each of its flags") {
     REQUIRE_MESSAGE(section != sections.end(), "man/dpbudget.1 has no '.SS " << verb << "'");
     const auto named = flags_named(section->second);
     for (const auto& f : flags) CHECK_MESSAGE(named.count(f), verb << ": " << f << " not named");
-    // Flags defined (.TP items) in a verb's subsection must be that verb's.
-    for (const auto& f : named) CHECK_MESSAGE(flags.count(f), verb << ": page names " << f);
+    // Flags defined (.TP items) in a verb's subsection must be that verb's
+    // (its prose and help may name another verb's: "as sweep --input lines").
+    for (const auto& f : flags_defined(section->second))
+      CHECK_MESSAGE(flags.count(f), verb << ": page defines " << f);
   }
   for (const auto& section : sections) {
     const std::string& name = section.first;  // not a structured binding: clang 14
@@ -203,4 +234,65 @@ TEST_CASE("man page: SPEC FILES lists every event kind of `dpbudget events` with
   }
   // The flag that picks the relation, where the kinds are.
   CHECK(section.find("--neighbouring") != std::string::npos);
+}
+
+TEST_CASE(
+    "man page: every flag's help and verb's summary read on the page as the parser has them") {
+  if (run_shell("command -v groff >/dev/null").status != 0) {
+    FAIL("groff not installed (apt-get install groff-base)");
+    return;
+  }
+  // The page as plain ASCII text: escapes rendered (\- as -, \(aq as '),
+  // no bold or underline, lines joined.
+  const auto rendered = run_shell("groff -man -Tascii -P-cbu " + shell_quote(kPage) + " 2>&1");
+  REQUIRE(rendered.status == 0);
+  const std::string page = squeezed(rendered.out);
+  // Each help and summary as the fish completions hold it: -d '...', with
+  // ' and \ escaped by a backslash.
+  const auto fish = run_dpbudget({"completions", "fish"});
+  REQUIRE(fish.status == 0);
+  std::istringstream lines(fish.out);
+  std::size_t checked = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const auto d = line.find(" -d '");
+    if (d == std::string::npos) continue;
+    std::string text;
+    for (std::size_t i = d + 5; i + 1 < line.size(); ++i) {
+      if (line[i] == '\\') ++i;
+      text += line[i];
+    }
+    CHECK_MESSAGE(page.find(squeezed(text)) != std::string::npos,
+                  "not on the rendered page: " << text);
+    ++checked;
+  }
+  CHECK(checked > 300);
+}
+
+TEST_CASE("man page generator: refuses a template with a marker missing, unknown or repeated") {
+  const std::string page_template = slurp(kTemplate);
+  REQUIRE(run_dpbudget({"completions", "man", "-"}, page_template).status == 0);
+  // The page the template makes is the page in the tree, from stdin as from the file.
+  CHECK(run_dpbudget({"completions", "man", "-"}, page_template).out == slurp(kPage));
+
+  const auto refused = [](const std::string& text, const std::string& message) {
+    const auto r = run_dpbudget({"completions", "man", "-"}, text);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK_MESSAGE(r.err.find(message) != std::string::npos, r.err);
+  };
+  const std::string options = ".\\\" @OPTIONS epsilon@\n";
+  const auto at = page_template.find(options);
+  REQUIRE(at != std::string::npos);
+  std::string without = page_template;
+  without.erase(at, options.size());
+  refused(without, "no marker .\\\" @OPTIONS epsilon@");
+  refused(page_template + options, "stdin:");
+  refused(page_template + options, "repeated marker");
+  refused(page_template + ".\\\" @OPTIONS nosuchverb@\n", "no verb 'nosuchverb'");
+  refused(page_template + ".\\\" @GROUP nosuchgroup@\n", "no group 'nosuchgroup'");
+  refused(page_template + ".\\\" @FLAGS epsilon@\n", "unknown marker @FLAGS@");
+  refused(page_template + ".\\\" @OPTIONS epsilon\n", "malformed marker");
+  CHECK(run_dpbudget({"completions", "man"}).status == 2);
+  CHECK(run_dpbudget({"completions", "bash", "man/dpbudget.1.in"}).status == 2);
+  CHECK(run_dpbudget({"completions", "man", "/nonexistent/dpbudget.1.in"}).status == 2);
 }

@@ -3,7 +3,7 @@
 // Lines key, kind and range, help, default) drives everything that lists
 // them: the flags' declaration, parsing one run, sweeps and --input lines,
 // the names in messages, the refusal of run flags beside --spec or --input,
-// and the man page's RUN PARAMETERS (tested against the table). The
+// and the man page's RUN PARAMETERS (generated from the table). The
 // arithmetic (q = B/N, T = ⌈E·N/B⌉ or E·⌊N/B⌋ / E·⌈N/B⌉ with --last-batch)
 // is accounting/dpsgd/dp_sgd_run.hpp's.
 #include <CLI/CLI.hpp>

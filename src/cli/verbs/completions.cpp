@@ -1,5 +1,7 @@
 #include "cli/verbs/completions.hpp"
 
+#include <fstream>
+#include <iostream>
 #include <memory>
 #include <sstream>
 
@@ -8,6 +10,7 @@
 #include "cli/flags/output_flags.hpp"
 #include "cli/flags/parse.hpp"
 #include "cli/flags/run_parameters.hpp"
+#include "cli/verbs/man_page.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -251,18 +254,42 @@ void write_run_parameters(std::ostream& out) {
 }
 
 Verb setup_completions(CLI::App& app) {
-  auto shell = std::make_shared<std::string>();
+  struct Args {
+    std::string shell;
+    std::string page_template;  ///< with `man`: the page's template
+  };
+  auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
       kCompletionsVerb,
       "print shell completions generated from this parser: bash | zsh | fish | list | "
-      "run-parameters\n"
-      "  example: dpbudget completions bash > /etc/bash_completion.d/dpbudget");
+      "run-parameters | man TEMPLATE\n"
+      "  example: dpbudget completions bash > /etc/bash_completion.d/dpbudget\n"
+      "  example: dpbudget completions man man/dpbudget.1.in > man/dpbudget.1");
   cmd->group("");  // hidden: a tool for packagers and tests
-  cmd->add_option("shell", *shell, "bash | zsh | fish | list | run-parameters")->required();
+  cmd->add_option("shell", args->shell, "bash | zsh | fish | list | run-parameters | man")
+      ->required();
+  record_file(
+      cmd->add_option("template", args->page_template,
+                      "with man: the man page's template (man/dpbudget.1.in; - for stdin)"));
   CLI::App* root = &app;
-  return verb_of(cmd, shell, [root](const std::string& typed, std::ostream& out, std::ostream&) {
-    const auto s = parse_choice("shell", typed, {"bash", "zsh", "fish", "list", "run-parameters"});
+  return verb_of(cmd, args, [root](const Args& a, std::ostream& out, std::ostream&) {
+    const auto s =
+        parse_choice("shell", a.shell, {"bash", "zsh", "fish", "list", "run-parameters", "man"});
+    if ((s == "man") == a.page_template.empty())
+      throw UsageError(s == "man" ? "man: give the template: completions man man/dpbudget.1.in"
+                                  : s + ": takes no template (only man does)");
     std::ostringstream buffer;
+    if (s == "man") {
+      if (a.page_template == "-") {
+        write_man(*root, std::cin, "stdin", buffer);
+      } else {
+        std::ifstream in(a.page_template, std::ios::binary);
+        if (!in) throw UsageError("man: cannot open '" + a.page_template + "'");
+        write_man(*root, in, a.page_template, buffer);
+      }
+      write_out(out, buffer.view());
+      return kOk;
+    }
     const auto verbs = describe(*root);
     if (s == "bash") write_bash(verbs, buffer);
     if (s == "zsh") write_zsh(verbs, buffer);

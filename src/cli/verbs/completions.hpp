@@ -3,7 +3,8 @@
 // from it: `dpbudget completions bash|zsh|fish` walks CLI11's subcommands and
 // options, and the choices recorded with cli/flags/choices.hpp. `list` prints the
 // same model plainly (one line per flag) for tests and the man page check;
-// `run-parameters` the run-parameter table.
+// `run-parameters` the run-parameter table; `man TEMPLATE` the man page, its
+// flag lists generated (cli/verbs/man_page.hpp).
 #include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
@@ -42,7 +43,7 @@ void write_list(const std::vector<VerbInfo>& verbs, std::ostream& out);
 /// (the man page's RUN PARAMETERS is tested against it).
 void write_run_parameters(std::ostream& out);
 
-/// The hidden verb `completions bash|zsh|fish|list`; needs the root app to
+/// The hidden verb `completions bash|zsh|fish|list|run-parameters|man`; needs the root app to
 /// walk when it runs (after every verb has been declared).
 /// The hidden verb's name (run_cli() checks a first word against it).
 inline constexpr const char* kCompletionsVerb = "completions";
