@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cli/flags/run_parameters.hpp"
-#include "cli/run/spec_verb.hpp"
 #include "cli/input/config_input.hpp"
+#include "cli/run/spec_verb.hpp"
 
 namespace {
 

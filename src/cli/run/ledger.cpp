@@ -12,10 +12,10 @@
 #include "cli/errors.hpp"
 #include "cli/flags/choices.hpp"
 #include "cli/flags/parse.hpp"
-#include "cli/run/spec_verb.hpp"
 #include "cli/input/spec_input.hpp"
 #include "cli/run/result_rows.hpp"
 #include "cli/run/solve.hpp"
+#include "cli/run/spec_verb.hpp"
 
 namespace dpb::cli {
 namespace {
