@@ -69,8 +69,8 @@ TEST_CASE("every accountant has a name, a summary, a factory of itself and a rep
     CHECK(d.report_method.find('\n') == std::string_view::npos);
     CHECK(d.report_order > 0);
     CHECK(places.insert(d.report_order).second);
-    REQUIRE(d.make != nullptr);
-    REQUIRE(d.shown != nullptr);
+    REQUIRE((d.make != nullptr));
+    REQUIRE((d.shown != nullptr));
     const auto accountant = d.make(AccountantOptions{});
     REQUIRE(accountant != nullptr);
     CHECK(accountant->name() == d.name);
@@ -80,7 +80,7 @@ TEST_CASE("every accountant has a name, a summary, a factory of itself and a rep
   CHECK(dpb::find_accountant("all") == nullptr);
 }
 
-TEST_CASE("one accountant is asked by default; report's defaults give a bound for DP-SGD") {
+TEST_CASE("one accountant is asked by default, and report's defaults give a bound for DP-SGD") {
   int asked = 0;
   for (const AccountantDescriptor& d : accountants()) asked += d.asked_by_default ? 1 : 0;
   CHECK(asked == 1);
@@ -141,7 +141,7 @@ TEST_CASE("every setting has a flag, help, a default its help states, and what i
       CHECK_FALSE(s.default_text.empty());
       CHECK(s.help.find(s.default_text) != std::string_view::npos);
       CHECK(s.help.find("default") != std::string_view::npos);
-      CHECK(s.set != nullptr);
+      CHECK((s.set != nullptr));
       if (s.form == SettingForm::choice) {
         REQUIRE_FALSE(s.choices.empty());
         CHECK(std::find(s.choices.begin(), s.choices.end(), s.default_text) != s.choices.end());
@@ -154,11 +154,26 @@ TEST_CASE("every setting has a flag, help, a default its help states, and what i
     }
 }
 
+TEST_CASE("what an accountant's inputs show is its settings, each under its flag's name") {
+  for (const AccountantDescriptor& d : accountants()) {
+    INFO("accountant '", d.name, "'");
+    AccountantOptions options;
+    std::set<std::string> keys;
+    for (const AccountantSetting& s : d.settings) {
+      s.set(options, descriptor_sample_value(s));
+      keys.insert(descriptor_input_key(s.flag));
+    }
+    std::set<std::string> shown;
+    for (const auto& s : d.shown(options)) CHECK(shown.insert(s.key).second);
+    CHECK(shown == keys);
+  }
+}
+
 TEST_CASE("a setting sets its own accountant's settings, which that accountant's inputs show") {
   for (const AccountantDescriptor& d : accountants())
     for (const AccountantSetting& s : d.settings) {
       INFO("accountant '", d.name, "', setting '", s.flag, "'");
-      REQUIRE(s.set != nullptr);
+      REQUIRE((s.set != nullptr));
       AccountantOptions options;
       s.set(options, descriptor_sample_value(s));
       CHECK(shows(d, options, descriptor_input_key(s.flag)));

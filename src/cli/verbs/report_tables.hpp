@@ -8,7 +8,7 @@
 
 #include "accounting/answer.hpp"
 #include "accounting/dpsgd/dp_sgd_run.hpp"
-#include "accounting/dpsgd/schedule.hpp"
+#include "cli/input/schedule.hpp"
 #include "report/document.hpp"
 #include "report/number_format.hpp"
 
