@@ -175,7 +175,7 @@ std::string flags_sample_text(const dpb::AccountantSetting& setting) {
   if (setting.form == dpb::SettingForm::choice) {
     for (std::string_view c : setting.choices)
       if (c != setting.default_text) return std::string(c);
-    return std::string(setting.choices.front());
+    return setting.choices.empty() ? "" : std::string(setting.choices.front());
   }
   const dpb::SettingDomain& d = setting.domain;
   char text[32];
