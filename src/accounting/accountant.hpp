@@ -2,7 +2,7 @@
 // One interface for every accountant (after dp_accounting's PrivacyAccountant):
 // an accountant is fed events with compose() and then answers epsilon(δ) or
 // delta(ε) for everything composed so far. A new accountant is a folder of its
-// own plus one line in registry.cpp (ARCHITECTURE.md, "Adding an accountant").
+// own plus its descriptor in registry.cpp (ARCHITECTURE.md, "Adding an accountant").
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -96,24 +96,40 @@ struct AttackBounds {
 enum class CompositionMethod { basic, advanced, optimal };
 std::string_view to_string(CompositionMethod m);
 
-/// Settings an accountant may read; each ignores what does not concern it.
+/// The rdp accountant's settings.
+struct RdpSettings {
+  std::vector<double> orders;  ///< Rényi orders; empty = default_rdp_orders()
+  RdpConversion conversion = RdpConversion::improved;
+};
+
+/// The composition accountant's settings.
+struct CompositionSettings {
+  CompositionMethod method = CompositionMethod::optimal;
+};
+
+/// The pld accountant's settings.
+struct PldSettings {
+  /// First discretisation interval Δ of the loss grid; 0 = automatic.
+  double interval = 0;
+  /// Refine the grid until (upper − lower) ≤ tolerance · upper for the ε (or
+  /// δ) interval; ≤ 0 = keep the first grid.
+  double tolerance = 1e-3;
+  /// Let queries about nearby run lengths share discretised releases
+  /// (pld::Options::share_releases); set by epsilon_series.
+  bool share_releases = false;
+};
+
+/// What every accountant is made from: the relation asked for, which all
+/// read, and each accountant's own settings, which only it reads (its
+/// descriptor's settings set them: accountant_descriptor.hpp).
 struct AccountantOptions {
   /// The neighbouring relation asked for; nullopt = the one the events fix
   /// (poisson_sampled: add/remove, sampled_without_replacement: replace-one),
   /// add/remove when none does.
   std::optional<Neighbouring> neighbouring;
-  std::vector<double> orders;  ///< Rényi orders; empty = default_rdp_orders()
-  RdpConversion conversion = RdpConversion::improved;
-  /// Theorem used by the "composition" accountant.
-  CompositionMethod composition = CompositionMethod::optimal;
-  /// PLD: first discretisation interval Δ of the loss grid; 0 = automatic.
-  double pld_interval = 0;
-  /// PLD: refine the grid until (upper − lower) ≤ pld_tolerance · upper for
-  /// the ε (or δ) interval; ≤ 0 = keep the first grid.
-  double pld_tolerance = 1e-3;
-  /// PLD: let queries about nearby run lengths share discretised releases
-  /// (pld::Options::share_releases); set by epsilon_series.
-  bool pld_share_releases = false;
+  RdpSettings rdp;
+  CompositionSettings composition;
+  PldSettings pld;
 };
 
 class Accountant {
@@ -153,17 +169,8 @@ class Accountant {
 /// 2022, Prop. 2.12), and the advantage as its δ at ε = 0.
 AttackBounds attack_bounds_from_profile(const Accountant& accountant, std::span<const double> fprs);
 
-using AccountantFactory = std::function<std::unique_ptr<Accountant>(const AccountantOptions&)>;
-
-struct AccountantInfo {
-  std::string name;
-  std::string summary;
-  AccountantFactory make;
-};
-
-/// Every registered accountant, in the order `--accountant all` shows them.
-const std::vector<AccountantInfo>& accountants();
-/// Throws std::out_of_range for an unknown name.
+/// The accountant registered as `name` (accountant_descriptor.hpp), made from
+/// `options`. Throws std::out_of_range for an unknown name.
 std::unique_ptr<Accountant> make_accountant(std::string_view name,
                                             const AccountantOptions& options);
 

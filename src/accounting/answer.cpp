@@ -4,6 +4,7 @@
 #include <exception>
 #include <future>
 
+#include "accounting/accountant_descriptor.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/pld/pld_accountant.hpp"
 
@@ -96,7 +97,7 @@ std::vector<AnswerRow> shuffle_lower_rows(const Question& q, std::vector<std::st
   if (!pair) return {};
   AccountantOptions options = q.accountants.options;
   options.neighbouring = std::nullopt;  // the pair's own relation: a record or none
-  options.pld_tolerance = std::max(options.pld_tolerance, kLowerBoundTolerance);
+  options.pld.tolerance = std::max(options.pld.tolerance, kLowerBoundTolerance);
   PldAccountant pld(options);
   // pld computes lazily: a grid it cannot hold shows at the first query.
   std::vector<Guarantee> found;
@@ -289,13 +290,15 @@ BudgetCheck check_budget(const Question& q, const Answer& a, double budget) {
   }
   if (out.status != BudgetStatus::no_upper_bound) return out;
   // Which accountants not chosen would give a sound bound for this event
-  // (gdp's is an approximation unless the releases are unsampled Gaussians).
-  for (const auto& info : accountants()) {
+  // (one whose DP-SGD figure is an approximation, gdp's, is left out: it is
+  // a bound only when the releases are unsampled Gaussians).
+  for (const auto& d : accountants()) {
     const auto& chosen = q.accountants.names;
-    if (info.name == "gdp" || std::find(chosen.begin(), chosen.end(), info.name) != chosen.end())
+    if (d.dp_sgd_figure == DpSgdFigure::approximation ||
+        std::find(chosen.begin(), chosen.end(), d.name) != chosen.end())
       continue;
-    if (!info.make(q.accountants.options)->unsupported_reason(*q.event))
-      out.would_bound.push_back(info.name);
+    if (!d.make(q.accountants.options)->unsupported_reason(*q.event))
+      out.would_bound.push_back(d.name);
   }
   return out;
 }

@@ -7,10 +7,16 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "accounting/accountant_descriptor.hpp"
 #include "cli/errors.hpp"
+#include "cli/flags/choices.hpp"
+#include "cli/verbs.hpp"
 #include "in_process.hpp"
 
 using dpb::cli::AccountantFlags;
@@ -36,12 +42,7 @@ const Setting kSettings[] = {
 AccountantFlags with(const Setting& s, std::vector<std::string> accountants) {
   AccountantFlags f;
   f.accountant = std::move(accountants);
-  const std::string flag = s.flag;
-  if (flag == "--orders") f.orders = {s.value};
-  if (flag == "--conversion") f.conversion = s.value;
-  if (flag == "--composition") f.composition = s.value;
-  if (flag == "--pld-interval") f.pld_interval = s.value;
-  if (flag == "--pld-tolerance") f.pld_tolerance = s.value;
+  f.settings[s.flag] = {s.value};
   return f;
 }
 
@@ -161,4 +162,130 @@ TEST_CASE("an accountant setting no chosen accountant reads is refused, in every
                 " accountant reads it, not among those chosen (" + c.chosen + "); add " + c.reader +
                 " to --accountant, or leave " + c.flag + " out\n");
     }
+}
+
+// What the command line reads of every registered accountant's descriptor
+// (accounting/accountant_descriptor.hpp; its own checks:
+// tests/accounting/accountant_descriptor_test.cpp): an accountant registered
+// without a field a flag or a report needs fails here.
+namespace {
+
+/// A value of `setting` as typed, other than its default.
+std::string flags_sample_text(const dpb::AccountantSetting& setting) {
+  if (setting.form == dpb::SettingForm::choice) {
+    for (std::string_view c : setting.choices)
+      if (c != setting.default_text) return std::string(c);
+    return setting.choices.empty() ? "" : std::string(setting.choices.front());
+  }
+  const dpb::SettingDomain& d = setting.domain;
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", std::isfinite(d.hi) ? (d.lo + d.hi) / 2 : d.lo + 1);
+  return text;
+}
+
+/// The accountant names and `all`, as --accountant takes them.
+std::vector<std::string> registered_names() {
+  std::vector<std::string> names;
+  for (const auto& d : dpb::accountants()) names.push_back(d.name);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("--accountant takes every registered name, all of them, and the default") {
+  const auto names = registered_names();
+  for (const auto& n : names) CHECK(dpb::cli::parse_accountants({n}) == std::vector{n});
+  CHECK(dpb::cli::parse_accountants({"all"}) == names);
+  CHECK(dpb::cli::parse_accountants({}) ==
+        std::vector<std::string>{dpb::default_accountant().name});
+  CLI::App app;
+  AccountantFlags f;
+  dpb::cli::add_accountant_flags(app, f);
+  auto with_all = names;
+  with_all.emplace_back("all");
+  CHECK(dpb::cli::choices_of(*app.get_option("--accountant")) == with_all);
+  CHECK(app.get_option("--accountant")
+            ->get_description()
+            .find("(default " + dpb::default_accountant().name + ")") != std::string::npos);
+}
+
+TEST_CASE("every verb with --accountant declares every setting's flag from its descriptor") {
+  int verbs = 0;
+  for (const dpb::cli::VerbDescriptor* v : dpb::cli::kVerbs) {
+    CLI::App app;
+    CLI::App* cmd = app.add_subcommand(std::string(v->name));
+    [[maybe_unused]] const dpb::cli::Verb verb = v->declare(*cmd);  // keeps its flags alive
+    if (!cmd->get_option_no_throw("--accountant")) continue;
+    ++verbs;
+    for (const auto& d : dpb::accountants())
+      for (const auto& s : d.settings) {
+        INFO("verb ", v->name, ", ", d.name, "'s ", s.flag);
+        CLI::Option* opt = cmd->get_option_no_throw(std::string(s.flag));
+        REQUIRE(opt != nullptr);
+        CHECK(opt->get_description() == s.help);
+        const std::vector<std::string> choices(s.choices.begin(), s.choices.end());
+        CHECK(dpb::cli::choices_of(*opt) == choices);
+        // A list takes the flag repeated; one value, once.
+        CHECK((opt->get_expected_max() > 1) == (s.form == dpb::SettingForm::numbers));
+      }
+  }
+  CHECK(verbs >= 10);  // epsilon, delta, sigma, steps, sampling-rate, plan, sweep, ...
+}
+
+TEST_CASE("each setting is read as its descriptor says: the accountant, the claims, the inputs") {
+  for (const auto& d : dpb::accountants())
+    for (const auto& s : d.settings) {
+      INFO(d.name, "'s ", s.flag);
+      AccountantFlags f;
+      f.settings[std::string(s.flag)] = {flags_sample_text(s)};
+      // Read beside its accountant; refused beside one that does not read it
+      // (unless a shuffled run's lower bound reads it anyway).
+      f.accountant = {d.name};
+      CHECK(refusal(f).empty());
+      for (const auto& other : dpb::accountants()) {
+        if (other.name == d.name) continue;
+        f.accountant = {other.name};
+        CHECK(refusal(f).rfind(std::string(s.flag) + ": only the " + d.name, 0) == 0);
+        CHECK(refusal(f, {true, true}).empty() == s.shuffled_lower_bound);
+      }
+      // Where only attack bounds are stated, as the descriptor says.
+      f.accountant = {d.name};
+      CHECK(refusal(f, {false, false}).empty() == !s.epsilon_delta_only);
+      // Given on the command line, it is in the answer's inputs.
+      const auto r = dpb::test::run_in_process(
+          {"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5",
+           "--accountant", d.name, std::string(s.flag), flags_sample_text(s), "--format", "json"});
+      CHECK(r.status == 0);
+      std::string key(s.flag.substr(2));
+      std::replace(key.begin(), key.end(), '-', '_');
+      CHECK(r.out.find("\"" + key + "\": ") != std::string::npos);
+    }
+}
+
+TEST_CASE("report asks its default accountants and states every accountant's method") {
+  const auto r = dpb::test::run_in_process(
+      {"report", "-q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5"});
+  REQUIRE(r.status == 0);
+  // By default the report_default accountants, in report order; those whose
+  // DP-SGD figure is an approximation left out of a DP-SGD run.
+  std::string asked, left_out;
+  for (const auto* d : dpb::accountants_in_report_order()) {
+    if (!d->report_default) continue;
+    std::string& list = d->dp_sgd_figure == dpb::DpSgdFigure::bound ? asked : left_out;
+    list += (list.empty() ? "" : ", ") + d->name;
+  }
+  CHECK(r.out.find("| accountants | " + asked + " |\n") != std::string::npos);
+  if (left_out.empty())
+    CHECK(r.out.find("\nLeft out: ") == std::string::npos);
+  else
+    CHECK(r.out.find("\nLeft out: " + left_out + ", whose figure") != std::string::npos);
+  // Every accountant's method, in report order.
+  std::size_t at = 0;
+  for (const auto* d : dpb::accountants_in_report_order()) {
+    INFO(d->name);
+    const auto found = r.out.find("- " + d->name + ": " + std::string(d->report_method) + "\n");
+    REQUIRE(found != std::string::npos);
+    CHECK(found >= at);
+    at = found;
+  }
 }

@@ -10,7 +10,9 @@ cd "$root" || exit 2
 
 # What each folder of src/accounting/ may include besides itself and
 # accounting/errors.hpp (the exceptions every part throws). "interface" is
-# accounting/accountant.hpp, which the accountant files themselves implement.
+# accounting/accountant.hpp, which the accountant files themselves implement,
+# and accounting/accountant_descriptor.hpp, what is known of each accountant
+# (dpsgd/'s σ search reads where to start).
 declare -A may_use=(
   [numerics]=""
   [events]="numerics"
@@ -44,9 +46,9 @@ for part in "${!may_use[@]}"; do
     target=$(sed -E 's/.*#include "accounting\/([^"]*)".*/\1/' <<<"$line")
     case $target in
       errors.hpp) continue ;;
-      accountant.hpp)
+      accountant.hpp | accountant_descriptor.hpp)
         grep -qE "$interface_users" <<<"$file" ||
-          fail "$file includes accounting/accountant.hpp (only accountant files, planners and dpsgd/ implement or use the interface)"
+          fail "$file includes accounting/$target (only accountant files, planners and dpsgd/ implement or use the interface)"
         continue ;;
     esac
     folder=${target%%/*}

@@ -294,7 +294,7 @@ std::string_view to_string(CompositionMethod m) {
 }
 
 CompositionAccountant::CompositionAccountant(const AccountantOptions& options)
-    : method_(options.composition), relation_(options.neighbouring) {}
+    : method_(options.composition.method), relation_(options.neighbouring) {}
 
 std::optional<std::string> CompositionAccountant::unsupported_reason(const DpEvent& event) const {
   const CollectedSteps c = collect_steps(event, 1, ledger_, relation_);

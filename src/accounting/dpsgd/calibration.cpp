@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "accounting/accountant_descriptor.hpp"
 #include "accounting/errors.hpp"
 
 namespace dpb {
@@ -72,19 +73,17 @@ std::string num(double v) {
   return buf;
 }
 
-/// Where a costly accountant starts its σ search: a cheaper accountant's σ
-/// for the same target. A PLD evaluation composes on a grid of 10^5–10^6
-/// points (tens of ms), and the search from σ = 1 spends most of its time far
-/// from the answer (σ = 1, 2, 4, …; issue 17). RDP's σ is a few per cent
-/// above PLD's (its conversion to (ε, δ) is looser: 5–9% at q = 0.01), so the
-/// bracket [σ_rdp / kHintStep, σ_rdp] usually holds PLD's σ. Only a starting
-/// point: the bracket is checked like any other, and a failed hint (an event
-/// the cheaper accountant refuses, a target it cannot meet) starts from 1.
-struct SigmaHintSource {
-  const char* accountant;
-  const char* from;
-};
-constexpr SigmaHintSource kSigmaHints[] = {{"pld", "rdp"}};
+// Where a costly accountant starts its σ search: a cheaper accountant's σ
+// for the same target (the accountant its descriptor names,
+// AccountantDescriptor::sigma_hint_from). A PLD evaluation composes on a grid
+// of 10^5–10^6 points (tens of ms), and the search from σ = 1 spends most of
+// its time far from the answer (σ = 1, 2, 4, …; issue 17). RDP's σ is a few
+// per cent above PLD's (its conversion to (ε, δ) is looser: 5–9% at
+// q = 0.01), so the bracket [σ_rdp / kHintStep, σ_rdp] usually holds PLD's σ.
+// Only a starting point: the bracket is checked like any other, and a failed
+// hint (an event the cheaper accountant refuses, a target it cannot meet)
+// starts from 1.
+
 /// The hint is solved only this closely (relative): a starting point.
 constexpr double kHintTolerance = 1e-2;
 /// First step from the hint, down (or up), before the usual halving (doubling).
@@ -93,18 +92,16 @@ constexpr double kHintStep = 1.25;
 std::optional<double> sigma_hint(const std::function<EventPtr(double)>& event_of,
                                  const EpsilonOracle& oracle, double target_epsilon,
                                  double max_sigma) {
-  for (const auto& h : kSigmaHints) {
-    if (oracle.accountant != h.accountant) continue;
-    EpsilonOracle cheaper = oracle;
-    cheaper.accountant = h.from;
-    try {
-      return smallest_noise_multiplier(event_of, cheaper, target_epsilon, kHintTolerance, max_sigma)
-          .noise_multiplier;
-    } catch (const std::exception&) {
-      return std::nullopt;  // no hint: the search starts from 1
-    }
+  const AccountantDescriptor* asked = find_accountant(oracle.accountant);
+  if (!asked || asked->sigma_hint_from.empty()) return std::nullopt;
+  EpsilonOracle cheaper = oracle;
+  cheaper.accountant = asked->sigma_hint_from;
+  try {
+    return smallest_noise_multiplier(event_of, cheaper, target_epsilon, kHintTolerance, max_sigma)
+        .noise_multiplier;
+  } catch (const std::exception&) {
+    return std::nullopt;  // no hint: the search starts from 1
   }
-  return std::nullopt;
 }
 
 }  // namespace

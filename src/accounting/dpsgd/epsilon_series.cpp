@@ -17,15 +17,15 @@ void run_slice(const std::string& name, const AccountantOptions& options,
                std::span<const std::int64_t> counts, double delta, std::size_t begin,
                std::size_t end, std::vector<Guarantee>& out) {
   AccountantOptions o = options;
-  o.pld_share_releases = true;
-  const bool seed = options.pld_interval <= 0;
+  o.pld.share_releases = true;
+  const bool seed = options.pld.interval <= 0;
   for (std::size_t i = begin; i < end; ++i) {
     auto accountant = make_accountant(name, o);
     accountant->compose(*event_of(counts[i]));
     out[i] = accountant->epsilon(delta);
     if (seed)
       for (const auto& [key, value] : out[i].details)
-        if (key == kPldIntervalDetail && value > 0) o.pld_interval = value;
+        if (key == kPldIntervalDetail && value > 0) o.pld.interval = value;
   }
 }
 

@@ -33,9 +33,9 @@ constexpr double kCoarsestAllocationResolution = 1e-2;
 }  // namespace
 
 PldAccountant::PldAccountant(const AccountantOptions& options) : relation_(options.neighbouring) {
-  options_.interval = options.pld_interval;
-  options_.tolerance = options.pld_tolerance;
-  options_.share_releases = options.pld_share_releases;
+  options_.interval = options.pld.interval;
+  options_.tolerance = options.pld.tolerance;
+  options_.share_releases = options.pld.share_releases;
   if (!(options_.interval >= 0) || !std::isfinite(options_.interval))
     throw InvalidParameter("pld_interval", "must be >= 0 (0 = automatic)");
   if (!std::isfinite(options_.tolerance))

@@ -16,7 +16,7 @@ namespace dpb {
 /// Tight accountant with privacy loss distributions (docs/pld.md#privacy-loss): keeps the
 /// composed releases and, on each query, discretises, composes by FFT and
 /// reports ε (or δ) as a sound interval, refining the grid until the interval
-/// is narrower than `pld_tolerance` relative to its upper end.
+/// is narrower than `PldSettings::tolerance` relative to its upper end.
 class PldAccountant final : public Accountant {
  public:
   explicit PldAccountant(const AccountantOptions& options);

@@ -54,11 +54,11 @@ double with_extra_delta(double delta, double log1m_extra) {
 }  // namespace
 
 RdpAccountant::RdpAccountant(const AccountantOptions& options)
-    : orders_(options.orders.empty() ? default_rdp_orders() : options.orders),
+    : orders_(options.rdp.orders.empty() ? default_rdp_orders() : options.rdp.orders),
       rdp_(orders_.size(), 0.0),
       rdp_add_remove_(orders_.size(), 0.0),
       rdp_replace_one_(orders_.size(), 0.0),
-      conversion_(options.conversion),
+      conversion_(options.rdp.conversion),
       neighbouring_(options.neighbouring.value_or(Neighbouring::add_remove)),
       explicit_relation_(options.neighbouring) {
   for (double a : orders_)

@@ -1,38 +1,45 @@
 #include "cli/flags/accountant_flags.hpp"
 
 #include <algorithm>
-#include <array>
 #include <string_view>
+#include <variant>
 
+#include "accounting/accountant_descriptor.hpp"
 #include "cli/errors.hpp"
 #include "cli/flags/parse.hpp"
 
 namespace dpb::cli {
 namespace {
 
-/// One accountant setting: its flag, the accountant that reads it and when.
-/// Given where nothing reads it, the flag is refused (resolve()).
-struct AccountantSetting {
-  std::string_view flag;
-  std::string_view reader;  ///< the one accountant that reads it
-  /// Read only where an (epsilon, delta) is stated (SettingsRead::epsilon_delta).
-  bool epsilon_delta_only;
-  /// Read too by a shuffled run's lower bound (SettingsRead::shuffled_lower_bound).
-  bool shuffled_lower_bound;
-  bool (*given)(const AccountantFlags&);
-};
+/// The values given for `setting`, or nullptr when its flag was not given.
+const std::vector<std::string>* given(const AccountantFlags& f, const AccountantSetting& setting) {
+  const auto it = f.settings.find(setting.flag);
+  return it == f.settings.end() ? nullptr : &it->second;
+}
 
-constexpr std::array<AccountantSetting, 5> kAccountantSettings{{
-    {"--orders", "rdp", false, false, [](const AccountantFlags& f) { return !f.orders.empty(); }},
-    {"--conversion", "rdp", true, false,
-     [](const AccountantFlags& f) { return f.conversion.has_value(); }},
-    {"--composition", "composition", false, false,
-     [](const AccountantFlags& f) { return f.composition.has_value(); }},
-    {"--pld-interval", "pld", false, true,
-     [](const AccountantFlags& f) { return f.pld_interval.has_value(); }},
-    {"--pld-tolerance", "pld", false, true,
-     [](const AccountantFlags& f) { return f.pld_tolerance.has_value(); }},
-}};
+/// `setting`'s values as typed, read as its form says (a UsageError naming
+/// the flag when one is not what it takes).
+SettingValue read_setting(const AccountantSetting& setting, const std::vector<std::string>& texts) {
+  const SettingDomain& d = setting.domain;
+  const Domain domain{d.lo, d.hi, d.lo_open, d.hi_open, d.description};
+  SettingValue v;
+  switch (setting.form) {
+    case SettingForm::numbers:
+      v.numbers = parse_list(setting.flag, texts, domain);
+      break;
+    case SettingForm::number:
+      v.numbers = {parse_real(setting.flag, texts.front(), domain)};
+      break;
+    case SettingForm::choice: {
+      const std::vector<std::string> names(setting.choices.begin(), setting.choices.end());
+      const std::string name = parse_choice(setting.flag, texts.front(), names);
+      v.choice =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+      break;
+    }
+  }
+  return v;
+}
 
 /// Refuses each setting given that nothing in `names` (as `read` says) reads.
 void check_settings_read(const AccountantFlags& f, const std::vector<std::string>& names,
@@ -40,28 +47,45 @@ void check_settings_read(const AccountantFlags& f, const std::vector<std::string
   std::string chosen;
   for (const auto& n : names) chosen += (chosen.empty() ? "" : ",") + n;
   if (f.accountant.empty()) chosen += ", the default";
-  for (const auto& s : kAccountantSettings) {
-    if (!s.given(f) || (s.shuffled_lower_bound && read.shuffled_lower_bound)) continue;
-    const std::string flag(s.flag), reader(s.reader);
-    const bool chose = std::find(names.begin(), names.end(), reader) != names.end();
-    if (!chose)
-      throw UsageError(flag + ": only the " + reader +
-                       " accountant reads it, not among those chosen (" + chosen + "); add " +
-                       reader + " to --accountant, or leave " + flag + " out");
-    if (s.epsilon_delta_only && !read.epsilon_delta)
-      throw UsageError(flag + ": " + reader +
-                       " reads it only to state epsilon or delta; attack bounds come from the "
-                       "Renyi curve itself (leave " +
-                       flag + " out)");
-  }
+  for (const auto& reader : accountants())
+    for (const auto& s : reader.settings) {
+      if (!given(f, s) || (s.shuffled_lower_bound && read.shuffled_lower_bound)) continue;
+      const std::string flag(s.flag);
+      const bool chose = std::find(names.begin(), names.end(), reader.name) != names.end();
+      if (!chose)
+        throw UsageError(flag + ": only the " + reader.name +
+                         " accountant reads it, not among those chosen (" + chosen + "); add " +
+                         reader.name + " to --accountant, or leave " + flag + " out");
+      if (s.epsilon_delta_only && !read.epsilon_delta)
+        throw UsageError(flag + ": " + reader.name +
+                         " reads it only to state epsilon or delta; attack bounds come from the "
+                         "Renyi curve itself (leave " +
+                         flag + " out)");
+    }
 }
 
 /// The registered accountants, then "all".
 std::vector<std::string> accountant_choices() {
   std::vector<std::string> names;
-  for (const auto& info : accountants()) names.push_back(info.name);
+  for (const auto& d : accountants()) names.push_back(d.name);
   names.push_back("all");
   return names;
+}
+
+/// Declares `setting`'s flag on `app`; what it is given goes to `f.settings`.
+void add_setting_flag(CLI::App& app, AccountantFlags& f, const AccountantSetting& setting) {
+  const std::string flag(setting.flag), help(setting.help);
+  CLI::Option* option = nullptr;
+  if (setting.form == SettingForm::numbers) {
+    option = app.add_option_function<std::vector<std::string>>(
+        flag, [&f, flag](const std::vector<std::string>& v) { f.settings[flag] = v; }, help);
+  } else {
+    option = app.add_option_function<std::string>(
+        flag, [&f, flag](const std::string& v) { f.settings[flag] = {v}; }, help);
+  }
+  if (setting.form == SettingForm::choice)
+    record_choices(option,
+                   std::vector<std::string>(setting.choices.begin(), setting.choices.end()));
 }
 
 }  // namespace
@@ -74,24 +98,11 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
   record_choices(app.add_option("--accountant", f.accountant,
                                 "which accountant(s): " + names +
                                     ", or a comma list (rdp,pld) or the flag repeated; rows "
-                                    "in the order given (default rdp)"),
+                                    "in the order given (default " +
+                                    default_accountant().name + ")"),
                  choices);
-  app.add_option("--orders", f.orders,
-                 "Renyi orders > 1: comma list and start:stop:step ranges (default: "
-                 "dp_accounting's orders plus every integer 2..64)");
-  record_choices(app.add_option("--conversion", f.conversion,
-                                "RDP to (epsilon, delta): improved (Balle et al. 2020, default) "
-                                "| classic"),
-                 choice_names(kConversionChoices));
-  record_choices(app.add_option("--composition", f.composition,
-                                "composition accountant's theorem: optimal (Kairouz et al., "
-                                "default) | advanced (Dwork-Rothblum-Vadhan) | basic"),
-                 choice_names(kCompositionChoices));
-  app.add_option("--pld-interval", f.pld_interval,
-                 "PLD: first discretisation step of the loss grid, > 0 (default automatic)");
-  app.add_option("--pld-tolerance", f.pld_tolerance,
-                 "PLD: refine the grid until the epsilon interval is narrower than this, "
-                 "relative to its upper end, in (0, 1) (default 1e-3)");
+  for (const auto& d : accountants())
+    for (const auto& setting : d.settings) add_setting_flag(app, f, setting);
 }
 
 std::vector<std::string> parse_accountants(const std::vector<std::string>& texts) {
@@ -114,7 +125,7 @@ std::vector<std::string> parse_accountants(const std::vector<std::string>& texts
                          (item == text ? "" : " in '" + text + "'"));
       }
       if (item == "all") {
-        for (const auto& info : accountants()) add(info.name);
+        for (const auto& d : accountants()) add(d.name);
       } else {
         add(item);
       }
@@ -122,52 +133,46 @@ std::vector<std::string> parse_accountants(const std::vector<std::string>& texts
       start = comma + 1;
     }
   }
-  if (out.empty()) out.emplace_back("rdp");
+  if (out.empty()) out.push_back(default_accountant().name);
   return out;
 }
 
 AccountantChoice resolve(const AccountantFlags& f, const SettingsRead& read) {
   AccountantChoice c;
   c.names = parse_accountants(f.accountant);
-  if (!f.orders.empty()) c.options.orders = parse_list("--orders", f.orders, kOrder);
-  if (f.conversion)
-    c.options.conversion = parse_choice("--conversion", *f.conversion, kConversionChoices);
-  if (f.composition)
-    c.options.composition = parse_choice("--composition", *f.composition, kCompositionChoices);
-  if (f.pld_interval)
-    c.options.pld_interval = parse_real("--pld-interval", *f.pld_interval, kPositive);
-  if (f.pld_tolerance)
-    c.options.pld_tolerance = parse_real("--pld-tolerance", *f.pld_tolerance, kOpenUnit);
+  for (const auto& d : accountants())
+    for (const auto& s : d.settings)
+      if (const auto* texts = given(f, s)) s.set(c.options, read_setting(s, *texts));
   check_settings_read(f, c.names, read);
   return c;
 }
 
 std::optional<std::string> first_accountant_flag(const AccountantFlags& f) {
   if (!f.accountant.empty()) return "--accountant";
-  for (const auto& s : kAccountantSettings)
-    if (s.given(f)) return std::string(s.flag);
+  for (const auto& d : accountants())
+    for (const auto& s : d.settings)
+      if (given(f, s)) return std::string(s.flag);
   return std::nullopt;
 }
 
 std::vector<std::string> accountant_setting_flags() {
   std::vector<std::string> flags;
-  for (const auto& s : kAccountantSettings) flags.emplace_back(s.flag);
+  for (const auto& d : accountants())
+    for (const auto& s : d.settings) flags.emplace_back(s.flag);
   return flags;
 }
 
 void add_inputs(report::Record& in, const AccountantChoice& c) {
-  auto uses = [&c](const char* name) {
-    return std::find(c.names.begin(), c.names.end(), name) != c.names.end();
-  };
-  if (uses("rdp"))
-    in.add("conversion",
-           report::text(std::string(choice_name(kConversionChoices, c.options.conversion))));
-  if (uses("rdp") && !c.options.orders.empty()) in.add("orders", report::numbers(c.options.orders));
-  if (uses("composition"))
-    in.add("composition", report::text(std::string(to_string(c.options.composition))));
-  if (uses("pld")) {
-    in.add("pld_tolerance", report::number(c.options.pld_tolerance));
-    if (c.options.pld_interval > 0) in.add("pld_interval", report::number(c.options.pld_interval));
+  for (const auto& d : accountants()) {
+    if (std::find(c.names.begin(), c.names.end(), d.name) == c.names.end()) continue;
+    for (const auto& [key, value] : d.shown(c.options)) {
+      if (const auto* text = std::get_if<std::string>(&value))
+        in.add(key, report::text(*text));
+      else if (const auto* number = std::get_if<double>(&value))
+        in.add(key, report::number(*number));
+      else
+        in.add(key, report::numbers(std::get<std::vector<double>>(value)));
+    }
   }
 }
 

@@ -2,7 +2,8 @@
 // The accountant flags of the DP-SGD verbs: which accountants (--accountant)
 // and their settings (--orders, --conversion, --composition, --pld-*).
 #include <CLI/CLI.hpp>
-#include <array>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,29 +15,18 @@
 
 namespace dpb::cli {
 
-inline constexpr std::array<Choice<RdpConversion>, 2> kConversionChoices{{
-    {"improved", RdpConversion::improved},
-    {"classic", RdpConversion::classic},
-}};
-inline constexpr std::array<Choice<CompositionMethod>, 3> kCompositionChoices{{
-    {"basic", CompositionMethod::basic},
-    {"advanced", CompositionMethod::advanced},
-    {"optimal", CompositionMethod::optimal},
-}};
-
 /// Which accountants, and their settings as given (none: the default).
 struct AccountantFlags {
-  /// --accountant as given: each a name, `all` or a comma list (none: rdp).
+  /// --accountant as given: each a name, `all` or a comma list (none: the
+  /// default accountant, default_accountant()).
   std::vector<std::string> accountant;
-  std::vector<std::string> orders;           ///< none = default_rdp_orders()
-  std::optional<std::string> conversion;     ///< none = improved
-  std::optional<std::string> composition;    ///< none = optimal
-  std::optional<std::string> pld_interval;   ///< none = automatic
-  std::optional<std::string> pld_tolerance;  ///< none = AccountantOptions default
+  /// Each accountant setting given (AccountantSetting, declared from the
+  /// accountants' descriptors), by its flag: its values as typed.
+  std::map<std::string, std::vector<std::string>, std::less<>> settings;
 };
 
 /// What a verb asks of the accountants, which decides the settings it reads
-/// (kAccountantSettings in accountant_flags.cpp).
+/// (AccountantSetting::epsilon_delta_only and shuffled_lower_bound).
 struct SettingsRead {
   /// An (epsilon, delta) is stated (not only attack bounds, which rdp takes
   /// from the Renyi curve itself): rdp reads --conversion.
@@ -46,12 +36,13 @@ struct SettingsRead {
   bool shuffled_lower_bound = false;
 };
 
+/// Declares --accountant and every registered accountant's settings' flags.
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
 /// The accountants --accountant names: each text a name, `all` or a comma list
 /// of them (the flag may be repeated). `all` is every registered accountant in
 /// registry order; a name given twice (`rdp,rdp`, `pld,all`) keeps its first
 /// place, so rows come in the order first given. An unknown or empty name is a
-/// UsageError naming it. No text: rdp.
+/// UsageError naming it. No text: the default accountant (rdp).
 std::vector<std::string> parse_accountants(const std::vector<std::string>& texts);
 /// The accountants and their settings; a setting given that none of the
 /// chosen accountants reads (as `read` says) is a UsageError naming the flag
@@ -60,7 +51,7 @@ AccountantChoice resolve(const AccountantFlags& flags, const SettingsRead& read 
 /// The first accountant flag given (--accountant or a setting), as messages
 /// name it; none when none was given.
 std::optional<std::string> first_accountant_flag(const AccountantFlags& flags);
-/// The flags of the accountant settings (kAccountantSettings), in order.
+/// The flags of the accountants' settings, in the order they are declared.
 std::vector<std::string> accountant_setting_flags();
 /// The settings that apply to the chosen accountants, in report order.
 void add_inputs(report::Record& inputs, const AccountantChoice& choice);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "accounting/accountant_descriptor.hpp"
 #include "accounting/events/event_examples.hpp"
 #include "cli/errors.hpp"
 #include "cli/flags/output_flags.hpp"

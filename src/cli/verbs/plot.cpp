@@ -203,7 +203,7 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
   chart.caption.push_back(
       std::string("dpbudget ") + kVersion +
       (rdp ? std::string(", RDP conversion ") +
-                 (choice.options.conversion == RdpConversion::classic ? "classic" : "improved")
+                 (choice.options.rdp.conversion == RdpConversion::classic ? "classic" : "improved")
            : std::string()) +
       (base.sampling == Sampling::poisson
            ? ", Poisson sampling, add/remove neighbours"

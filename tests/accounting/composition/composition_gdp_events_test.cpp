@@ -31,7 +31,7 @@ std::unique_ptr<Accountant> make(const char* name, std::optional<Neighbouring> r
                                  CompositionMethod method = CompositionMethod::optimal) {
   AccountantOptions o;
   o.neighbouring = relation;
-  o.composition = method;
+  o.composition.method = method;
   return make_accountant(name, o);
 }
 

@@ -205,7 +205,7 @@ TEST_CASE("composition accountant: Gaussian and Laplace releases") {
   for (auto m :
        {CompositionMethod::basic, CompositionMethod::advanced, CompositionMethod::optimal}) {
     AccountantOptions o;
-    o.composition = m;
+    o.composition.method = m;
     CompositionAccountant acc(o);
     acc.compose(*make_gaussian(1));
     const Guarantee g = acc.epsilon(0.12693673750664395);
@@ -238,7 +238,7 @@ TEST_CASE("composition accountant: the Abadi configuration") {
   const double e0 = std::log1p(0.01 * std::expm1(gaussian_epsilon(4, d0 / 0.01)));
   CHECK(g.epsilon == doctest::Approx(optimal_epsilon(e0, d0, 10000, 1e-5)).epsilon(1e-9));
   CHECK(g.epsilon > 0.94);
-  o.composition = CompositionMethod::advanced;
+  o.composition.method = CompositionMethod::advanced;
   CompositionAccountant adv(o);
   adv.compose(*run);
   const double e_adv = adv.epsilon(1e-5).epsilon;
@@ -272,7 +272,7 @@ TEST_CASE("composition accountant refuses counts whose sum overflows") {
   CHECK_THROWS_AS(a.compose(*make_composed({branch, branch})), InvalidParameter);
   // Advanced composition has no step limit: 2^62 steps compose, twice overflows.
   AccountantOptions advanced;
-  advanced.composition = CompositionMethod::advanced;
+  advanced.composition.method = CompositionMethod::advanced;
   CompositionAccountant b{advanced};
   b.compose(*branch);
   CHECK_THROWS_AS(b.compose(*branch), InvalidParameter);

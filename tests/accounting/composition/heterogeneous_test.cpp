@@ -32,7 +32,7 @@ using dpb::test::kSameBound;
 std::unique_ptr<Accountant> composition(CompositionMethod method,
                                         std::optional<Neighbouring> relation = std::nullopt) {
   AccountantOptions o;
-  o.composition = method;
+  o.composition.method = method;
   o.neighbouring = relation;
   return make_accountant("composition", o);
 }

@@ -34,7 +34,7 @@ std::vector<double> opacus_orders() {
 
 EpsilonOracle rdp_oracle(std::vector<double> orders, double delta) {
   AccountantOptions options;
-  options.orders = std::move(orders);
+  options.rdp.orders = std::move(orders);
   return {"rdp", options, delta};
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("no sigma below the bound meets an unreachable target") {
 TEST_CASE("largest steps: eps(T*) <= target < eps(T* + 1), closed form or search alike") {
   for (auto conversion : {RdpConversion::improved, RdpConversion::classic}) {
     AccountantOptions options;
-    options.conversion = conversion;
+    options.rdp.conversion = conversion;
     const EpsilonOracle oracle{"rdp", options, 1e-5};
     for (double q : {0.004, 0.02})
       for (double sigma : {0.8, 1.1, 3.0})

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "accounting/accountant_descriptor.hpp"
 #include "accounting/dpsgd/dp_sgd_run.hpp"
 #include "accounting/events/events.hpp"
 #include "accounting/gdp/gdp.hpp"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "accounting/accountant_descriptor.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/events/events.hpp"
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "accounting/accountant.hpp"
+#include "accounting/accountant_descriptor.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/events/events.hpp"
 #include "accounting/numerics/multiprecision.hpp"

@@ -38,7 +38,7 @@ Guarantee pld_epsilon(const EventPtr& e, std::optional<Neighbouring> relation = 
                       double tolerance = 1e-3) {
   AccountantOptions o;
   o.neighbouring = relation;
-  o.pld_tolerance = tolerance;
+  o.pld.tolerance = tolerance;
   auto acc = make_accountant("pld", o);
   acc->compose(*e);
   return acc->epsilon(kDelta);

@@ -96,7 +96,7 @@ std::unique_ptr<Accountant> composed(const std::string& name, const EventPtr& e,
                                      double tolerance = 1e-3) {
   AccountantOptions o;
   o.neighbouring = relation;
-  o.pld_tolerance = tolerance;
+  o.pld.tolerance = tolerance;
   auto acc = make_accountant(name, o);
   acc->compose(*e);
   return acc;

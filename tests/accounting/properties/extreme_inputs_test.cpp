@@ -314,8 +314,8 @@ TEST_CASE("extreme inputs: rdp, gdp and composition epsilon/delta on the whole g
 TEST_CASE("extreme inputs: rdp with orders up to 1e6, both conversions") {
   for (auto conversion : {RdpConversion::improved, RdpConversion::classic}) {
     AccountantOptions o;
-    o.orders = {1.0001, 1.5, 2, 32, 1e3, 1e5, 1e6};
-    o.conversion = conversion;
+    o.rdp.orders = {1.0001, 1.5, 2, 32, 1e3, 1e5, 1e6};
+    o.rdp.conversion = conversion;
     Tally tally(conversion == RdpConversion::improved ? "rdp epsilon/delta, orders to 1e6, improved"
                                                       : "rdp epsilon/delta, orders to 1e6, classic",
                 kRdpGridAnswers);

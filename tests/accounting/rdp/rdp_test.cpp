@@ -391,7 +391,7 @@ TEST_CASE("rdp: a DP-SGD run's pruned epsilon is the full curve's, to the bit, w
       for (double sigma : {0.4, 0.8, 1.1, 2.0, 6.0})
         for (std::int64_t steps : {1, 100, 10000}) {
           dpb::AccountantOptions options;
-          options.conversion = conversion;
+          options.rdp.conversion = conversion;
           const auto event = dpb::make_dp_sgd(q, sigma, steps);
           for (double delta : {1e-12, 1e-5, 0.1}) {
             dpb::RdpAccountant pruned(options);
