@@ -45,8 +45,8 @@ Verb verb_of(CLI::App* command, const std::shared_ptr<Flags>& flags, Run run) {
 /// examples (the man page and a test run them), and the function that
 /// declares its flags on the subcommand named `name` and returns its runner.
 /// Each verb's file defines one (`kEpsilonVerb` in verbs/epsilon.cpp); the
-/// list below is the order of --help, and a verb missing from it, or listed
-/// without a definition, fails to compile or to link.
+/// list below is the order of --help. One listed without a definition fails
+/// to link; one defined and not listed fails tests/shell/layering_test.sh.
 struct VerbDescriptor {
   std::string_view name;
   /// One line, or several, each after the first starting with two spaces.

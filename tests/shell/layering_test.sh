@@ -102,6 +102,14 @@ for part in "${!cli_may_use[@]}"; do
   done < <(grep -rnE '#include "cli/[a-z_]+/' "src/cli/$part" /dev/null)
 done
 
+# Every verb a file of cli/verbs/ describes is one dpbudget lists: each
+# `extern const VerbDescriptor kXVerb{` has its `&kXVerb` in kVerbs
+# (cli/verbs.hpp). One listed but not defined fails to link; this catches the
+# other way round.
+while IFS= read -r name; do
+  grep -qF "&$name," src/cli/verbs.hpp || fail "$name is defined in src/cli/verbs/ but not listed in kVerbs (src/cli/verbs.hpp)"
+done < <(grep -rhoE 'extern const VerbDescriptor k[A-Za-z]+Verb\{' src/cli/verbs | sed -E 's/.*(k[A-Za-z]+Verb).*/\1/')
+
 # ARCHITECTURE.md is a map: every file or folder it names exists (the
 # recipes' examples, the accountant `prv`, the input `weights_input`, the
 # placeholders VERB and TARGET, and the store to come, aside).
