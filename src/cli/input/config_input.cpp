@@ -197,13 +197,6 @@ LineRead read_line(std::istream& in, std::string& text, std::size_t max_bytes) {
   }
 }
 
-/// "64 MiB", "1 KiB", "100 bytes": a limit as docs/errors.md states it.
-std::string size_text(std::size_t bytes) {
-  if (bytes != 0 && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes != 0 && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 /// The keys a phase may hold: name and the run parameters' keys.
 std::vector<std::string> phase_keys() {
   std::vector<std::string> keys{"name"};

@@ -25,6 +25,12 @@ std::string InputFile::read_text(std::size_t max_bytes) {
   return text;
 }
 
+std::string size_text(std::size_t bytes) {
+  if (bytes != 0 && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes != 0 && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 std::string InputLocation::str() const {
   std::string s = source;
   if (line > 0) s += ":" + std::to_string(line);

@@ -21,6 +21,9 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 /// nesting limit.
 inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 
+/// A limit as messages say it: "64 MiB", "1 KiB", "100 bytes".
+std::string size_text(std::size_t bytes);
+
 /// An input named by a flag: the file at a path, or standard input for "-".
 class InputFile {
  public:
@@ -53,7 +56,7 @@ class InputFile {
 struct InputLocation {
   std::string source;     ///< InputFile::name(); empty: not named
   std::size_t line = 0;   ///< from 1; 0: none
-  std::string json_path;  ///< a JSON pointer; empty: none
+  std::string json_path;  ///< a JSON pointer, or "(top level)"; empty: none
 
   std::string str() const;
 };

@@ -68,7 +68,8 @@ std::vector<std::vector<double>> read_number_rows(const char* flag, const std::s
   InputFile input(flag, path, "a CSV or JSON file of numbers");
   const std::string text = input.read_text(kMaxInputBytes);
   if (text.size() > kMaxInputBytes)
-    throw UsageError(std::string(flag) + ": '" + path + "' is larger than 64 MiB");
+    throw UsageError(std::string(flag) + ": '" + path + "' is larger than " +
+                     size_text(kMaxInputBytes));
   return parse_number_rows(flag, input.name(), text);
 }
 

@@ -13,7 +13,8 @@ std::vector<Scored> read_scores(std::istream& in, const std::string& name) {
   while (std::getline(in, line)) {
     ++number;
     bytes += line.size() + 1;
-    if (bytes > kMaxInputBytes) throw UsageError("--scores: more than 64 MiB");
+    if (bytes > kMaxInputBytes)
+      throw UsageError("--scores: more than " + size_text(kMaxInputBytes));
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line.front() == '#') continue;
     const InputLocation where{name, number, ""};

@@ -347,7 +347,8 @@ std::string json_pointer_token(std::string_view key) {
 }
 
 SpecError::SpecError(const std::string& path, const std::string& message)
-    : std::runtime_error((path.empty() ? std::string("(top level)") : path) + ": " + message),
+    : std::runtime_error(InputLocation{"", 0, path.empty() ? "(top level)" : path}.str() + ": " +
+                         message),
       path_(path) {}
 
 EventPtr event_from_json(const Json& value, const std::string& path) {
@@ -355,7 +356,8 @@ EventPtr event_from_json(const Json& value, const std::string& path) {
 }
 
 Json parse_spec_json(const std::string& text) {
-  if (text.size() > kMaxSpecBytes) throw SpecError("", "larger than 16 MiB (the limit)");
+  if (text.size() > kMaxSpecBytes)
+    throw SpecError("", "larger than " + size_text(kMaxSpecBytes) + " (the limit)");
   Json doc;
   try {
     // The parser itself is iterative; the callback stops absurd nesting
