@@ -22,6 +22,13 @@ enum ExitStatus : int {
   /// Nothing to compute: a sweep's --input holds no configuration (an empty
   /// file, only blank lines or comments).
   kNoConfigurations = 6,
+  /// A ledger that cannot be used: no such file, not a ledger, a newer
+  /// schema, a wrong or missing key, a file that cannot be read or written
+  /// (permissions, a full disk). The ledger is unchanged.
+  kLedgerUnavailable = 7,
+  /// ledger-verify found the ledger altered: an entry edited, removed,
+  /// inserted or swapped, or a head other than the one expected.
+  kLedgerAltered = 8,
 };
 
 /// How run_cli() runs a verb. `check` parses the command line and validates
@@ -51,6 +58,13 @@ class WriteError : public std::runtime_error {
 /// An input with nothing in it to compute (exit status 6): a sweep's --input
 /// with no configuration, which must not pass a budget gate unnoticed.
 class NoConfigurations : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A ledger that cannot be used (exit status 7); the message names the file
+/// and what is wrong with it.
+class LedgerError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -82,14 +82,22 @@ extern const VerbDescriptor kMfSensitivityVerb;
 extern const VerbDescriptor kMfEpsilonVerb;
 extern const VerbDescriptor kMfSigmaVerb;
 extern const VerbDescriptor kMfErrorVerb;
+extern const VerbDescriptor kLedgerInitVerb;
+extern const VerbDescriptor kLedgerAddVerb;
+extern const VerbDescriptor kLedgerStatusVerb;
+extern const VerbDescriptor kLedgerHistoryVerb;
+extern const VerbDescriptor kLedgerExportVerb;
+extern const VerbDescriptor kLedgerVerifyVerb;
+extern const VerbDescriptor kLedgerVoidVerb;
 
 /// Every verb, in the order `dpbudget --help` lists them.
-inline constexpr std::array<const VerbDescriptor*, 22> kVerbs{{
+inline constexpr std::array<const VerbDescriptor*, 29> kVerbs{{
     &kEpsilonVerb, &kDeltaVerb,   &kSigmaVerb,    &kStepsVerb,         &kSamplingRateVerb,
     &kPlanVerb,    &kSweepVerb,   &kComposeVerb,  &kAmplifyVerb,       &kGaussianVerb,
     &kLaplaceVerb, &kGdpVerb,     &kTradeoffVerb, &kPlotVerb,          &kEventsVerb,
     &kAuditVerb,   &kRiskVerb,    &kReportVerb,   &kMfSensitivityVerb, &kMfEpsilonVerb,
-    &kMfSigmaVerb, &kMfErrorVerb,
+    &kMfSigmaVerb, &kMfErrorVerb, &kLedgerInitVerb, &kLedgerAddVerb, &kLedgerStatusVerb,
+    &kLedgerHistoryVerb, &kLedgerExportVerb, &kLedgerVerifyVerb, &kLedgerVoidVerb,
 }};
 
 }  // namespace dpb::cli

@@ -31,6 +31,8 @@ class GdpAccountant final : public Accountant {
   /// mu() rounded up past the rounding of its terms and their sum: an upper
   /// bound on the exact μ of the double inputs, from which ε and δ are computed.
   double mu_upper() const;
+  /// Whether mu() is exact: no central-limit part was composed.
+  bool exact() const { return !clt_; }
 
  private:
   Guarantee base() const;

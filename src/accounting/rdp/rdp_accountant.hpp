@@ -26,6 +26,9 @@ class RdpAccountant final : public Accountant {
 
   const std::vector<double>& orders() const { return orders_; }
   const std::vector<double>& curve() const;
+  /// Whether epsilon_delta events put a δ outside the curve (then the curve
+  /// alone is not the composition's guarantee).
+  bool has_extra_delta() const { return log1m_extra_delta_ != 0; }
 
  private:
   /// Adds extra_delta (and a note) to `g` when epsilon_delta events hold some.

@@ -1,0 +1,91 @@
+#pragma once
+// What the ledger verbs share (docs/ledger.md): the ledger file's flags, its
+// header read as a DatasetBudget, entries read as releases and voids, a
+// release from the flags that describe one run (the DP-SGD flags, --spec,
+// --schedule), and the store's errors as the CLI reports them.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accounting/dataset_budget.hpp"
+#include "cli/run/spec_verb.hpp"
+#include "store/ledger_store.hpp"
+
+namespace dpb::cli {
+
+/// The unit of privacy a budget and a release are stated for
+/// (docs/ledger.md#unit-and-relation).
+enum class PrivacyUnit { record, user };
+inline constexpr std::array<Choice<PrivacyUnit>, 2> kPrivacyUnitChoices{{
+    {"record", PrivacyUnit::record},
+    {"user", PrivacyUnit::user},
+}};
+std::string_view to_string(PrivacyUnit unit);
+
+/// --ledger FILE and --key-file FILE, which every ledger verb takes.
+struct LedgerFileFlags {
+  std::string ledger;
+  std::string key_file;
+};
+void add_ledger_file_flags(CLI::App& app, LedgerFileFlags& flags);
+
+/// The key's bytes from --key-file (nullopt without it): at least 16 bytes,
+/// at most 4 KiB. Throws UsageError.
+std::optional<std::string> read_key(const LedgerFileFlags& flags);
+
+/// A ledger as the verbs see it: its store and its budget.
+struct OpenLedger {
+  std::unique_ptr<store::LedgerStore> store;
+  DatasetBudget budget;
+  PrivacyUnit unit = PrivacyUnit::record;
+  std::vector<std::string> accountants;  ///< the planned gate's accountants, in order
+};
+/// Opens --ledger (required) for reading or writing. Throws LedgerError
+/// (cli/errors.hpp) for a store's failure or a header that does not read.
+OpenLedger open_ledger(const LedgerFileFlags& flags, bool writable);
+
+/// One entry read: a release (its event, unit and what it contributes) or a
+/// void of an earlier entry.
+struct LedgerEntry {
+  store::Entry stored;
+  bool is_void = false;
+  // A release:
+  EventPtr event;
+  std::string event_json;  ///< the spec JSON, compact, as recorded
+  PrivacyUnit unit = PrivacyUnit::record;
+  Contribution contribution;
+  std::optional<std::int64_t> voided_by;  ///< the void entry that voids it
+  // A void:
+  std::int64_t voids = 0;
+  std::string reason;
+};
+/// Reads every entry's body. Throws LedgerError naming an entry that does not read.
+std::vector<LedgerEntry> read_entries(const std::vector<store::Entry>& stored);
+
+/// The releases in force (recorded and not voided), in order.
+std::vector<const LedgerEntry*> releases_in_force(const std::vector<LedgerEntry>& entries);
+/// Their events composed (compose_releases): the planned total's event.
+EventPtr planned_event(const std::vector<const LedgerEntry*>& releases);
+/// Their contributions.
+std::vector<Contribution> contributions(const std::vector<const LedgerEntry*>& releases);
+
+/// The body of a release entry (what the store keeps).
+std::string release_body(const std::string& event_json, PrivacyUnit unit,
+                         const Contribution& contribution);
+/// The body of a void entry.
+std::string void_body(std::int64_t voids, const std::string& reason);
+
+/// Who records an entry: --by, else $DPBUDGET_USER, $USER, $LOGNAME, else "unknown".
+std::string recorder(const std::string& by);
+/// Now, UTC, as 2026-11-28T22:10:00Z.
+std::string now_utc();
+
+/// The store's header of a new ledger.
+store::Header ledger_header(const DatasetBudget& budget, PrivacyUnit unit,
+                            const std::vector<std::string>& accountants,
+                            const std::string& dataset, const std::string& created_by);
+
+}  // namespace dpb::cli

@@ -1,0 +1,92 @@
+// dpbudget ledger-verify: the ledger's hash chain checked entry by entry
+// (docs/ledger.md#verify): an entry edited, removed, inserted or swapped
+// breaks it and is named; with --head, the chain must also end at the head
+// kept elsewhere (which finds the last entries removed). Exit 8 when altered.
+#include <memory>
+
+#include "cli/errors.hpp"
+#include "cli/flags/flag_values.hpp"
+#include "cli/flags/output_flags.hpp"
+#include "cli/run/dataset_ledger.hpp"
+#include "cli/verbs.hpp"
+
+namespace dpb::cli {
+namespace {
+
+struct LedgerVerifyFlags {
+  LedgerFileFlags file;
+  std::string head;
+  OutputFlags output;
+};
+
+int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostream& err) {
+  check_output_flags(f.output);
+  if (only_checking()) return kOk;
+  OpenLedger ledger = open_ledger(f.file, false);
+  if (ledger.store->keyed() && f.file.key_file.empty())
+    throw LedgerError(f.file.ledger + ": --key-file: this ledger is keyed; its chain is "
+                                      "verified only with its key");
+  std::vector<store::Entry> stored;
+  try {
+    stored = ledger.store->entries();
+  } catch (const store::StoreError& e) {
+    throw LedgerError(e.what());
+  }
+  std::vector<store::ChainProblem> problems = store::verify_chain(*ledger.store, stored);
+  const std::string head = stored.empty() ? ledger.store->header_hash() : stored.back().hash;
+  if (!f.head.empty() && f.head != head) {
+    bool found = false;
+    for (const auto& e : stored)
+      if (e.hash == f.head) {
+        found = true;
+        problems.push_back({e.seq, "is not the last entry, as --head says (entries after it "
+                                   "were added since)"});
+      }
+    if (!found)
+      problems.push_back({stored.empty() ? 0 : stored.back().seq,
+                          "the chain does not contain --head (entries at its end removed, or "
+                          "another ledger)"});
+  }
+  // An entry whose chain holds but whose body does not read is named too.
+  try {
+    (void)read_entries(stored);
+  } catch (const LedgerError& e) {
+    problems.push_back({0, e.what()});
+  }
+  report::Report rep;
+  rep.command = "ledger-verify";
+  report::Record r;
+  r.add("ledger", report::text(f.file.ledger));
+  r.add("entries", report::integer(static_cast<std::int64_t>(stored.size())));
+  r.add("keyed", report::boolean(ledger.store->keyed()));
+  r.add("verified", report::boolean(problems.empty()));
+  r.add("head", report::text(head));
+  rep.results.push_back(std::move(r));
+  finish(rep, f.output, out, err);
+  for (const auto& p : problems) {
+    std::string where = "header";
+    for (const auto& e : stored)
+      if (e.seq == p.seq && p.seq > 0) where = "entry " + std::to_string(e.seq) + " ('" + e.content.name + "')";
+    err << "dpbudget: ledger altered: " << report::escape_control(where + ": " + p.what) << '\n';
+  }
+  return problems.empty() ? kOk : kLedgerAltered;
+}
+
+Verb declare_ledger_verify(CLI::App& command) {
+  auto f = std::make_shared<LedgerVerifyFlags>();
+  add_ledger_file_flags(command, f->file);
+  command.add_option("--head", f->head,
+                     "the head hash kept elsewhere (printed by ledger-add): the chain must end there");
+  add_output_flags(command, f->output);
+  return verb_of(&command, f, run_ledger_verify);
+}
+
+}  // namespace
+
+extern const VerbDescriptor kLedgerVerifyVerb{
+    "ledger-verify",
+    "check a ledger's hash chain: names each entry edited, removed or swapped; exit 8 if altered",
+    {"dpbudget ledger-verify --ledger census.ledger"},
+    declare_ledger_verify};
+
+}  // namespace dpb::cli
