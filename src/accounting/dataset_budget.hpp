@@ -54,7 +54,7 @@ struct DatasetBudget {
 void check_dataset_budget(const DatasetBudget& budget);
 
 /// What one release contributes to the filters, computed once when it is
-/// recorded and kept with it (docs/ledger.md#contribution).
+/// recorded and kept with it (docs/ledger.md#renyi-filter).
 struct Contribution {
   /// ρ(α) at budget.orders under budget.neighbouring (the rdp accountant's
   /// curve; +inf where unbounded); empty when rdp cannot bound the release.

@@ -1,5 +1,5 @@
 // dpbudget ledger-add: one release checked against what is left of the
-// dataset's budget and recorded only if it fits (docs/ledger.md#add): in an
+// dataset's budget and recorded only if it fits (docs/ledger.md#why-the-gate-runs-before-the-release): in an
 // adaptive ledger the filter decides, in a planned one the composition of
 // every release. The check and the append are one transaction of the store.
 #include <memory>

@@ -1,0 +1,228 @@
+// The ledger through the binary (docs/ledger.md): the officer's example of
+// issue 44 entered release by release, the planned total against
+// `epsilon --spec` on `ledger-export` (to the bit, every accountant), the
+// third run fitting the planned total but not the adaptive filter, a release
+// that does not fit refused with the file unchanged, voids, and bad input.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "e2e/run.hpp"
+#include "e2e/run_json.hpp"
+#include "support/temp_file.hpp"
+
+using namespace dpb::test;
+
+namespace dataset_ledger_e2e {
+
+/// README "Exit status" (written out, not taken from src/).
+constexpr int kOver = 1, kUsage = 2, kUnavailable = 7;
+
+/// A ledger file path for this process, removed on scope exit.
+struct LedgerFile {
+  std::string path;
+  explicit LedgerFile(const std::string& name)
+      : path("/tmp/dpbudget_test_" + std::to_string(::getpid()) + "_" + name + ".ledger") {
+    std::remove(path.c_str());
+  }
+  ~LedgerFile() { std::remove(path.c_str()); }
+  LedgerFile(const LedgerFile&) = delete;
+  LedgerFile& operator=(const LedgerFile&) = delete;
+};
+
+const char* kLaplaceCounts = R"({"self_composed": {"count": 20, "event": {"laplace": {"scale": 10}}}})";
+const char* kGaussianReleases =
+    R"({"self_composed": {"count": 5, "event": {"gaussian": {"noise_multiplier": 20}}}})";
+
+/// The officer's four releases (issue 44), in order.
+void add_officer_releases(const std::string& ledger, const TempFile& counts,
+                          const TempFile& gaussians) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--name", "run-a", "-q", "0.01", "--sigma", "1.1", "--steps", "10000"},
+           {"--name", "run-b", "-q", "0.02", "--sigma", "1.5", "--steps", "2000"},
+           {"--name", "counts", "--spec", counts.path},
+           {"--name", "gaussians", "--spec", gaussians.path}}) {
+    std::vector<std::string> cmd = {"ledger-add", "--ledger", ledger};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    const Run r = run_dpbudget(cmd);
+    CAPTURE(r.err);
+    REQUIRE(r.status == 0);
+  }
+}
+
+double planned_epsilon(const nlohmann::json& status, const std::string& accountant) {
+  for (const auto& row : status.at("results"))
+    if (row.at("basis") == "planned" && row.at("accountant") == accountant)
+      return row.at("epsilon").get<double>();
+  FAIL("no planned row for " << accountant);
+  return 0;
+}
+
+}  // namespace dataset_ledger_e2e
+
+using namespace dataset_ledger_e2e;
+
+TEST_CASE("ledger: the officer's example, planned total equal to epsilon --spec on export") {
+  LedgerFile ledger("officer");
+  const TempFile counts("ledger_counts.json", kLaplaceCounts);
+  const TempFile gaussians("ledger_gaussians.json", kGaussianReleases);
+  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
+                        "1e-6"})
+              .status == 0);
+  struct stat st {};
+  REQUIRE(::stat(ledger.path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  add_officer_releases(ledger.path, counts, gaussians);
+
+  const Run exported = run_dpbudget({"ledger-export", "--ledger", ledger.path});
+  REQUIRE(exported.status == 0);
+  const TempFile spec("ledger_export.json", exported.out);
+  const auto status = json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path,
+                                            "--accountant", "all", "--format", "json"}));
+  const auto direct = json_of(run_dpbudget({"epsilon", "--spec", spec.path, "--delta", "1e-6",
+                                            "--neighbouring", "add-remove", "--accountant", "all",
+                                            "--format", "json"}));
+  int compared = 0;
+  for (const auto& row : direct.at("results")) {
+    if (row.at("bound") != "upper" || !row.contains("epsilon")) continue;
+    const std::string accountant = row.at("accountant");
+    CAPTURE(accountant);
+    // The same event and the same question: the same double.
+    CHECK(planned_epsilon(status, accountant) == row.at("epsilon").get<double>());
+    ++compared;
+  }
+  CHECK(compared >= 3);  // rdp, pld, composition at least
+  // The issue's figures: pld 7.28, rdp 7.79.
+  CHECK(planned_epsilon(status, "rdp") == doctest::Approx(7.78692).epsilon(1e-5));
+  CHECK(planned_epsilon(status, "pld") == doctest::Approx(7.2826).epsilon(1e-3));
+}
+
+TEST_CASE("ledger: a third run fits the planned total but not the adaptive filter, and a fourth is refused") {
+  const TempFile counts("ledger_counts3.json", kLaplaceCounts);
+  const TempFile gaussians("ledger_gaussians3.json", kGaussianReleases);
+  const std::vector<std::string> third = {"--name", "run-c", "-q",      "0.01",
+                                          "--sigma", "1.1", "--steps", "6000"};
+  {  // adaptive (the default): the Renyi filter refuses it, saying by how much.
+    LedgerFile ledger("adaptive");
+    REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
+                          "1e-6"})
+                .status == 0);
+    add_officer_releases(ledger.path, counts, gaussians);
+    const std::string before = slurp(ledger.path);
+    std::vector<std::string> cmd = {"ledger-add", "--ledger", ledger.path};
+    cmd.insert(cmd.end(), third.begin(), third.end());
+    const Run r = run_dpbudget(cmd);
+    CHECK(r.status == kOver);
+    CHECK(r.err.find("Renyi filter") != std::string::npos);
+    CHECK(r.err.find("nothing recorded") != std::string::npos);
+    CHECK(slurp(ledger.path) == before);
+  }
+  // planned: every release fixed in advance; the composition decides.
+  LedgerFile ledger("planned");
+  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
+                        "1e-6", "--planned"})
+              .status == 0);
+  add_officer_releases(ledger.path, counts, gaussians);
+  std::vector<std::string> cmd = {"ledger-add", "--ledger", ledger.path, "--format", "json"};
+  cmd.insert(cmd.end(), third.begin(), third.end());
+  const Run r = run_dpbudget(cmd);
+  REQUIRE(r.status == 0);
+  const auto added = json_of(r).at("results").at(0);
+  CHECK(added.at("verdict") == "recorded");
+  CHECK(added.at("release_epsilon").get<double>() == doctest::Approx(4.7246).epsilon(1e-3));
+  // Composed properly the total is under 10, where naive addition of the
+  // four releases' 7.28 and this run's 4.72 (12 > 10) would have refused it.
+  const auto status = json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path,
+                                            "--accountant", "pld", "--format", "json"}));
+  const double pld = planned_epsilon(status, "pld");
+  CHECK(pld < 10);
+  CHECK(7.2826 + added.at("release_epsilon").get<double>() > 10);
+  // A fourth run does not fit: exit 1, the file byte for byte as before.
+  const std::string before = slurp(ledger.path);
+  const Run fourth = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "run-d", "-q",
+                                   "0.01", "--sigma", "1.1", "--steps", "10000"});
+  CHECK(fourth.status == kOver);
+  CHECK(fourth.err.find("over by") != std::string::npos);
+  CHECK(slurp(ledger.path) == before);
+  // --dry-run answers the same question and records nothing.
+  const Run dry = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "small", "--dry-run",
+                                "--spec", gaussians.path});
+  CHECK(dry.status == 0);
+  CHECK(slurp(ledger.path) == before);
+  CHECK(run_dpbudget({"ledger-verify", "--ledger", ledger.path}).status == 0);
+}
+
+TEST_CASE("ledger: a void takes a release out of the totals and stays in the history") {
+  LedgerFile ledger("void");
+  const TempFile gaussians("ledger_gaussians_v.json", kGaussianReleases);
+  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "4", "--delta",
+                        "1e-6"})
+              .status == 0);
+  for (const char* name : {"g1", "g2"})
+    REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", name, "--spec",
+                          gaussians.path})
+                .status == 0);
+  const double two = planned_epsilon(
+      json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "--format", "json"})), "rdp");
+  REQUIRE(run_dpbudget({"ledger-void", "--ledger", ledger.path, "--entry", "2", "--reason",
+                        "aborted before release"})
+              .status == 0);
+  const double one = planned_epsilon(
+      json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "--format", "json"})), "rdp");
+  CHECK(one < two);
+  const auto history =
+      json_of(run_dpbudget({"ledger-history", "--ledger", ledger.path, "--format", "json"}));
+  REQUIRE(history.at("results").size() == 3);
+  CHECK(history.at("results").at(1).at("voided_by") == 3);
+  CHECK(history.at("results").at(2).at("reason") == "aborted before release");
+  // Voiding it again, or a void, is refused.
+  CHECK(run_dpbudget({"ledger-void", "--ledger", ledger.path, "--entry", "2", "--reason", "x"})
+            .status == kUsage);
+  CHECK(run_dpbudget({"ledger-void", "--ledger", ledger.path, "--entry", "3", "--reason", "x"})
+            .status == kUsage);
+  CHECK(run_dpbudget({"ledger-verify", "--ledger", ledger.path}).status == 0);
+}
+
+TEST_CASE("ledger: bad input and unusable files get one line and leave the ledger unchanged") {
+  LedgerFile ledger("bad");
+  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
+                        "1e-6"})
+              .status == 0);
+  // Never replaced.
+  Run r = run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"});
+  CHECK(r.status == kUnavailable);
+  CHECK(r.out.empty());
+  const std::string before = slurp(ledger.path);
+  // Another relation than the ledger's.
+  r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--sampling",
+                    "without-replacement", "--dataset-size", "60000", "--batch-size", "256",
+                    "--sigma", "1", "--steps", "100"});
+  CHECK(r.status == kUsage);
+  CHECK(r.err.find("replace_one") != std::string::npos);
+  // Another unit.
+  r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--unit", "user", "-q",
+                    "0.01", "--sigma", "1", "--steps", "100"});
+  CHECK(r.status == kUsage);
+  CHECK(r.err.find("--unit") != std::string::npos);
+  // A release the Renyi filter cannot take.
+  const TempFile ed("ledger_ed.json", R"({"epsilon_delta": {"epsilon": 1, "delta": 1e-7}})");
+  r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--spec", ed.path});
+  CHECK(r.status == kUsage);
+  CHECK(r.err.find("--planned") != std::string::npos);
+  CHECK(slurp(ledger.path) == before);
+  // Missing file, a file that is no ledger, a wrong key.
+  CHECK(run_dpbudget({"ledger-status", "--ledger", ledger.path + ".missing"}).status == kUnavailable);
+  const TempFile text("ledger_text.txt", "not a database\n");
+  r = run_dpbudget({"ledger-status", "--ledger", text.path});
+  CHECK(r.status == kUnavailable);
+  CHECK(r.err.find("dpbudget: error:") == 0);
+  const TempFile key("ledger_key", "0123456789abcdef0123456789abcdef");
+  CHECK(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--key-file", key.path, "--name", "x",
+                      "-q", "0.01", "--sigma", "1", "--steps", "10"})
+            .status == kUnavailable);
+  CHECK(slurp(ledger.path) == before);
+}
