@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error ledger-init ledger-add ledger-status ledger-history ledger-export ledger-verify ledger-void' -- "$cur"))
         return
       fi
       ;;
@@ -567,6 +567,107 @@ _dpbudget() {
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --strategy --steps --bands --restart --coefficients --matrix --participation --min-sep --participations --batch-fraction --epsilon --delta -o --output --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision'
+      ;;
+    ledger-init)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one' -- "$cur")); return ;;
+        --unit) COMPREPLY=($(compgen -W 'record user' -- "$cur")); return ;;
+        --filter) COMPREPLY=($(compgen -W 'renyi gdp' -- "$cur")); return ;;
+        --filter-orders) COMPREPLY=(); return ;;
+        --accountant) COMPREPLY=(); return ;;
+        --dataset) COMPREPLY=(); return ;;
+        --by) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --ledger --key-file --epsilon --delta --neighbouring --unit --planned --filter --filter-orders --accountant --dataset --by --format --precision'
+      ;;
+    ledger-add)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --name) COMPREPLY=(); return ;;
+        --note) COMPREPLY=(); return ;;
+        --by) COMPREPLY=(); return ;;
+        --unit) COMPREPLY=($(compgen -W 'record user' -- "$cur")); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
+        --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
+        --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
+        --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --spec --neighbouring --schedule --print-spec --format --precision'
+      ;;
+    ledger-status)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
+        --orders) COMPREPLY=(); return ;;
+        --conversion) COMPREPLY=($(compgen -W 'improved classic' -- "$cur")); return ;;
+        --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
+        --pld-interval) COMPREPLY=(); return ;;
+        --pld-tolerance) COMPREPLY=(); return ;;
+        --next-spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec --format --precision'
+      ;;
+    ledger-history)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --ledger --key-file --format --precision'
+      ;;
+    ledger-export)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+      esac
+      flags='-h --help --ledger --key-file'
+      ;;
+    ledger-verify)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --head) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --ledger --key-file --head --format --precision'
+      ;;
+    ledger-void)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --entry) COMPREPLY=(); return ;;
+        --reason) COMPREPLY=(); return ;;
+        --by) COMPREPLY=(); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --ledger --key-file --entry --reason --by --format --precision'
       ;;
     *) return ;;
   esac

@@ -89,8 +89,9 @@ void add_release(FilterState& s, const Contribution& c, const std::string& which
     add_up(s.spent, c.rdp);
   } else {
     if (!c.mu)
-      throw UnsupportedEvent(which + ": the Gaussian-DP filter takes only releases that are "
-                                     "exactly mu-GDP (Gaussian mechanisms): " +
+      throw UnsupportedEvent(which +
+                             ": the Gaussian-DP filter takes only releases that are "
+                             "exactly mu-GDP (Gaussian mechanisms): " +
                              c.mu_unusable.value_or("no exact mu"));
     s.mu_squared = outward::sum_up(s.mu_squared, outward::product_up(*c.mu, *c.mu));
   }
@@ -158,8 +159,8 @@ Contribution contribution_of(const DpEvent& event, const DatasetBudget& budget) 
 
 // docs/ledger.md#renyi-filter: B(α) = ε − log(|Λ|/δ)/(α − 1), rounded down.
 std::vector<double> renyi_budget_curve(const DatasetBudget& b) {
-  const double log_term = outward::up(
-      std::log(static_cast<double>(b.orders.size())) - std::log(b.delta), kLogTermUlps);
+  const double log_term =
+      outward::up(std::log(static_cast<double>(b.orders.size())) - std::log(b.delta), kLogTermUlps);
   std::vector<double> curve;
   curve.reserve(b.orders.size());
   for (double alpha : b.orders) {
@@ -203,7 +204,7 @@ double curve_epsilon(const DatasetBudget& budget, std::span<const double> curve)
 
 double filter_needed_epsilon(const DatasetBudget& budget, const FilterState& state) {
   if (state.filter == LedgerFilter::gdp)
-    return outward::up(gdp_epsilon(std::sqrt(outward::up(state.mu_squared, 1)) , budget.delta),
+    return outward::up(gdp_epsilon(std::sqrt(outward::up(state.mu_squared, 1)), budget.delta),
                        kNeededUlps);
   // B(α) = ε − c(α), so the state fits a budget ε' iff ε' ≥ Σρ(α) + c(α) at some order.
   const std::vector<double> curve = renyi_budget_curve(budget);

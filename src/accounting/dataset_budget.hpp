@@ -138,8 +138,8 @@ PlannedVerdict planned_gate(const EventPtr& all, const DatasetBudget& budget,
 /// the largest count the filter still admits after `state`. Throws
 /// NoSolution when none does, UnsupportedEvent when the next release lacks
 /// what the filter needs.
-double filter_solve(const DatasetBudget& budget, const FilterState& state,
-                    const LedgerOf& next, RunUnknown unknown, const CalibrationSettings& settings);
+double filter_solve(const DatasetBudget& budget, const FilterState& state, const LedgerOf& next,
+                    RunUnknown unknown, const CalibrationSettings& settings);
 
 /// The composition of `events` (the planned total's event, and what `export`
 /// writes): one composed event, or the event itself when there is one.

@@ -92,12 +92,14 @@ extern const VerbDescriptor kLedgerVoidVerb;
 
 /// Every verb, in the order `dpbudget --help` lists them.
 inline constexpr std::array<const VerbDescriptor*, 29> kVerbs{{
-    &kEpsilonVerb, &kDeltaVerb,   &kSigmaVerb,    &kStepsVerb,         &kSamplingRateVerb,
-    &kPlanVerb,    &kSweepVerb,   &kComposeVerb,  &kAmplifyVerb,       &kGaussianVerb,
-    &kLaplaceVerb, &kGdpVerb,     &kTradeoffVerb, &kPlotVerb,          &kEventsVerb,
-    &kAuditVerb,   &kRiskVerb,    &kReportVerb,   &kMfSensitivityVerb, &kMfEpsilonVerb,
-    &kMfSigmaVerb, &kMfErrorVerb, &kLedgerInitVerb, &kLedgerAddVerb, &kLedgerStatusVerb,
-    &kLedgerHistoryVerb, &kLedgerExportVerb, &kLedgerVerifyVerb, &kLedgerVoidVerb,
+    &kEpsilonVerb,      &kDeltaVerb,         &kSigmaVerb,         &kStepsVerb,
+    &kSamplingRateVerb, &kPlanVerb,          &kSweepVerb,         &kComposeVerb,
+    &kAmplifyVerb,      &kGaussianVerb,      &kLaplaceVerb,       &kGdpVerb,
+    &kTradeoffVerb,     &kPlotVerb,          &kEventsVerb,        &kAuditVerb,
+    &kRiskVerb,         &kReportVerb,        &kMfSensitivityVerb, &kMfEpsilonVerb,
+    &kMfSigmaVerb,      &kMfErrorVerb,       &kLedgerInitVerb,    &kLedgerAddVerb,
+    &kLedgerStatusVerb, &kLedgerHistoryVerb, &kLedgerExportVerb,  &kLedgerVerifyVerb,
+    &kLedgerVoidVerb,
 }};
 
 }  // namespace dpb::cli

@@ -11,7 +11,8 @@ namespace dpb::store {
 
 /// Lower-case hex of SHA-256 (no key) or HMAC-SHA-256 (key) of the fields,
 /// each written as its length in decimal, ':' and its bytes.
-std::string chain_hash(const std::optional<std::string>& key, const std::vector<std::string>& fields);
+std::string chain_hash(const std::optional<std::string>& key,
+                       const std::vector<std::string>& fields);
 
 /// What the header keeps of a key so that a wrong key is told from an edit:
 /// HMAC-SHA-256 of a fixed text under it.

@@ -114,11 +114,12 @@ class SqliteLedgerStore final : public LedgerStore {
   void create(const Header& header, const std::optional<std::string>& key) {
     exec("BEGIN IMMEDIATE", "cannot create");
     try {
-      exec("CREATE TABLE header (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
-           "CREATE TABLE entries (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT "
-           "NULL, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL, body TEXT NOT NULL, "
-           "note TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL);",
-           "cannot create");
+      exec(
+          "CREATE TABLE header (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
+          "CREATE TABLE entries (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT "
+          "NULL, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL, body TEXT NOT NULL, "
+          "note TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL);",
+          "cannot create");
       exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str(), "cannot create");
       exec(("PRAGMA user_version=" + std::to_string(kLedgerSchemaVersion)).c_str(),
            "cannot create");
@@ -150,8 +151,9 @@ class SqliteLedgerStore final : public LedgerStore {
       version.step();
       const auto schema = version.integer(0);
       if (id != kApplicationId)
-        throw StoreError(StoreError::Kind::not_a_ledger,
-                         path_ + ": not a dpbudget ledger (create one with 'dpbudget ledger-init')");
+        throw StoreError(
+            StoreError::Kind::not_a_ledger,
+            path_ + ": not a dpbudget ledger (create one with 'dpbudget ledger-init')");
       if (schema > kLedgerSchemaVersion)
         throw StoreError(StoreError::Kind::newer_schema,
                          path_ + ": written by a newer dpbudget (ledger schema " +

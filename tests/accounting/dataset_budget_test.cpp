@@ -31,8 +31,7 @@ DatasetBudget budget_of(double epsilon, double delta, LedgerFilter filter = Ledg
 
 EventPtr gaussian(double sigma) { return make_event(GaussianEvent{sigma}); }
 EventPtr dp_sgd(double q, double sigma, std::int64_t steps) {
-  return make_event(SelfComposedEvent{
-      steps, make_event(PoissonSampledEvent{q, gaussian(sigma)})});
+  return make_event(SelfComposedEvent{steps, make_event(PoissonSampledEvent{q, gaussian(sigma)})});
 }
 EventPtr laplace(double scale, std::int64_t count) {
   return make_event(SelfComposedEvent{count, make_event(LaplaceEvent{scale})});
@@ -84,8 +83,8 @@ TEST_CASE("Renyi filter: admits iff some order keeps its sum within B(alpha)") {
   std::int64_t expected = 0;
   for (std::size_t i = 0; i < curve.size(); ++i)
     if (curve[i] > 0)
-      expected = std::max(expected,
-                          static_cast<std::int64_t>(std::floor(curve[i] * 200 / b.orders[i])));
+      expected =
+          std::max(expected, static_cast<std::int64_t>(std::floor(curve[i] * 200 / b.orders[i])));
   REQUIRE(expected > 1);
   const Contribution one = contribution_of(*gaussian(10), b);
   std::vector<Contribution> cs;
@@ -183,8 +182,7 @@ TEST_CASE("planned gate: admitted iff some accountant's sound upper bound is wit
   DatasetBudget b = budget_of(10, 1e-6);
   b.mode = LedgerMode::planned;
   std::vector<EventPtr> events = {dp_sgd(0.01, 1.1, 10000), dp_sgd(0.02, 1.5, 2000),
-                                  laplace(10, 20),
-                                  make_event(SelfComposedEvent{5, gaussian(20)})};
+                                  laplace(10, 20), make_event(SelfComposedEvent{5, gaussian(20)})};
   const std::vector<std::string> rdp_only = {"rdp"};
   auto all = compose_releases(events);
   const PlannedVerdict v = planned_gate(all, b, rdp_only, AccountantOptions{});

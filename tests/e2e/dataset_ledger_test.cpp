@@ -4,7 +4,6 @@
 // third run fitting the planned total but not the adaptive filter, a release
 // that does not fit refused with the file unchanged, voids, and bad input.
 #include <doctest/doctest.h>
-
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -34,7 +33,8 @@ struct LedgerFile {
   LedgerFile& operator=(const LedgerFile&) = delete;
 };
 
-const char* kLaplaceCounts = R"({"self_composed": {"count": 20, "event": {"laplace": {"scale": 10}}}})";
+const char* kLaplaceCounts =
+    R"({"self_composed": {"count": 20, "event": {"laplace": {"scale": 10}}}})";
 const char* kGaussianReleases =
     R"({"self_composed": {"count": 5, "event": {"gaussian": {"noise_multiplier": 20}}}})";
 
@@ -70,9 +70,9 @@ TEST_CASE("ledger: the officer's example, planned total equal to epsilon --spec 
   LedgerFile ledger("officer");
   const TempFile counts("ledger_counts.json", kLaplaceCounts);
   const TempFile gaussians("ledger_gaussians.json", kGaussianReleases);
-  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
-                        "1e-6"})
-              .status == 0);
+  REQUIRE(
+      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
+          .status == 0);
   struct stat st {};
   REQUIRE(::stat(ledger.path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
@@ -81,11 +81,11 @@ TEST_CASE("ledger: the officer's example, planned total equal to epsilon --spec 
   const Run exported = run_dpbudget({"ledger-export", "--ledger", ledger.path});
   REQUIRE(exported.status == 0);
   const TempFile spec("ledger_export.json", exported.out);
-  const auto status = json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path,
-                                            "--accountant", "all", "--format", "json"}));
-  const auto direct = json_of(run_dpbudget({"epsilon", "--spec", spec.path, "--delta", "1e-6",
-                                            "--neighbouring", "add-remove", "--accountant", "all",
-                                            "--format", "json"}));
+  const auto status = json_of(run_dpbudget(
+      {"ledger-status", "--ledger", ledger.path, "--accountant", "all", "--format", "json"}));
+  const auto direct =
+      json_of(run_dpbudget({"epsilon", "--spec", spec.path, "--delta", "1e-6", "--neighbouring",
+                            "add-remove", "--accountant", "all", "--format", "json"}));
   int compared = 0;
   for (const auto& row : direct.at("results")) {
     if (row.at("bound") != "upper" || !row.contains("epsilon")) continue;
@@ -101,16 +101,18 @@ TEST_CASE("ledger: the officer's example, planned total equal to epsilon --spec 
   CHECK(planned_epsilon(status, "pld") == doctest::Approx(7.2826).epsilon(1e-3));
 }
 
-TEST_CASE("ledger: a third run fits the planned total but not the adaptive filter, and a fourth is refused") {
+TEST_CASE(
+    "ledger: a third run fits the planned total but not the adaptive filter, and a fourth is "
+    "refused") {
   const TempFile counts("ledger_counts3.json", kLaplaceCounts);
   const TempFile gaussians("ledger_gaussians3.json", kGaussianReleases);
-  const std::vector<std::string> third = {"--name", "run-c", "-q",      "0.01",
-                                          "--sigma", "1.1", "--steps", "6000"};
+  const std::vector<std::string> third = {"--name",  "run-c", "-q",      "0.01",
+                                          "--sigma", "1.1",   "--steps", "6000"};
   {  // adaptive (the default): the Renyi filter refuses it, saying by how much.
     LedgerFile ledger("adaptive");
-    REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
-                          "1e-6"})
-                .status == 0);
+    REQUIRE(
+        run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
+            .status == 0);
     add_officer_releases(ledger.path, counts, gaussians);
     const std::string before = slurp(ledger.path);
     std::vector<std::string> cmd = {"ledger-add", "--ledger", ledger.path};
@@ -136,8 +138,8 @@ TEST_CASE("ledger: a third run fits the planned total but not the adaptive filte
   CHECK(added.at("release_epsilon").get<double>() == doctest::Approx(4.7246).epsilon(1e-3));
   // Composed properly the total is under 10, where naive addition of the
   // four releases' 7.28 and this run's 4.72 (12 > 10) would have refused it.
-  const auto status = json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path,
-                                            "--accountant", "pld", "--format", "json"}));
+  const auto status = json_of(run_dpbudget(
+      {"ledger-status", "--ledger", ledger.path, "--accountant", "pld", "--format", "json"}));
   const double pld = planned_epsilon(status, "pld");
   CHECK(pld < 10);
   CHECK(7.2826 + added.at("release_epsilon").get<double>() > 10);
@@ -149,8 +151,8 @@ TEST_CASE("ledger: a third run fits the planned total but not the adaptive filte
   CHECK(fourth.err.find("over by") != std::string::npos);
   CHECK(slurp(ledger.path) == before);
   // --dry-run answers the same question and records nothing.
-  const Run dry = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "small", "--dry-run",
-                                "--spec", gaussians.path});
+  const Run dry = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "small",
+                                "--dry-run", "--spec", gaussians.path});
   CHECK(dry.status == 0);
   CHECK(slurp(ledger.path) == before);
   CHECK(run_dpbudget({"ledger-verify", "--ledger", ledger.path}).status == 0);
@@ -159,12 +161,12 @@ TEST_CASE("ledger: a third run fits the planned total but not the adaptive filte
 TEST_CASE("ledger: a void takes a release out of the totals and stays in the history") {
   LedgerFile ledger("void");
   const TempFile gaussians("ledger_gaussians_v.json", kGaussianReleases);
-  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "4", "--delta",
-                        "1e-6"})
-              .status == 0);
+  REQUIRE(
+      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "4", "--delta", "1e-6"})
+          .status == 0);
   for (const char* name : {"g1", "g2"})
-    REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", name, "--spec",
-                          gaussians.path})
+    REQUIRE(run_dpbudget(
+                {"ledger-add", "--ledger", ledger.path, "--name", name, "--spec", gaussians.path})
                 .status == 0);
   const double two = planned_epsilon(
       json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "--format", "json"})), "rdp");
@@ -189,11 +191,12 @@ TEST_CASE("ledger: a void takes a release out of the totals and stays in the his
 
 TEST_CASE("ledger: bad input and unusable files get one line and leave the ledger unchanged") {
   LedgerFile ledger("bad");
-  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
-                        "1e-6"})
-              .status == 0);
+  REQUIRE(
+      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
+          .status == 0);
   // Never replaced.
-  Run r = run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"});
+  Run r =
+      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"});
   CHECK(r.status == kUnavailable);
   CHECK(r.out.empty());
   const std::string before = slurp(ledger.path);
@@ -215,7 +218,8 @@ TEST_CASE("ledger: bad input and unusable files get one line and leave the ledge
   CHECK(r.err.find("--planned") != std::string::npos);
   CHECK(slurp(ledger.path) == before);
   // Missing file, a file that is no ledger, a wrong key.
-  CHECK(run_dpbudget({"ledger-status", "--ledger", ledger.path + ".missing"}).status == kUnavailable);
+  CHECK(run_dpbudget({"ledger-status", "--ledger", ledger.path + ".missing"}).status ==
+        kUnavailable);
   const TempFile text("ledger_text.txt", "not a database\n");
   r = run_dpbudget({"ledger-status", "--ledger", text.path});
   CHECK(r.status == kUnavailable);

@@ -30,25 +30,30 @@ constexpr const char* kFormat = "dpbudget-ledger";
 /// A double as JSON: +inf (an unbounded order) as the string "inf".
 Json number_json(double v) { return std::isinf(v) ? Json("inf") : Json(v); }
 double number_of(const Json& j) {
-  if (j.is_string() && j.get<std::string>() == "inf") return std::numeric_limits<double>::infinity();
+  if (j.is_string() && j.get<std::string>() == "inf")
+    return std::numeric_limits<double>::infinity();
   return j.get<double>();
 }
 
 std::string header_value(const store::Header& h, const std::string& name, const std::string& path) {
   const auto it = h.find(name);
-  if (it == h.end()) throw LedgerError(path + ": not a dpbudget ledger (its header has no " + name + ")");
+  if (it == h.end())
+    throw LedgerError(path + ": not a dpbudget ledger (its header has no " + name + ")");
   return it->second;
 }
 
 }  // namespace
 
-std::string_view to_string(PrivacyUnit unit) { return unit == PrivacyUnit::record ? "record" : "user"; }
+std::string_view to_string(PrivacyUnit unit) {
+  return unit == PrivacyUnit::record ? "record" : "user";
+}
 
 void add_ledger_file_flags(CLI::App& app, LedgerFileFlags& f) {
   record_file(app.add_option("--ledger", f.ledger, "the ledger file (SQLite), one per dataset"));
-  record_file(app.add_option("--key-file", f.key_file,
-                             "file whose bytes (16 to 4096) key the ledger's hash chain "
-                             "(HMAC-SHA-256): given at ledger-init, needed to write and to verify"));
+  record_file(
+      app.add_option("--key-file", f.key_file,
+                     "file whose bytes (16 to 4096) key the ledger's hash chain "
+                     "(HMAC-SHA-256): given at ledger-init, needed to write and to verify"));
 }
 
 std::optional<std::string> read_key(const LedgerFileFlags& f) {
@@ -68,8 +73,8 @@ std::optional<std::string> read_key(const LedgerFileFlags& f) {
 }
 
 store::Header ledger_header(const DatasetBudget& b, PrivacyUnit unit,
-                            const std::vector<std::string>& accountants,
-                            const std::string& dataset, const std::string& created_by) {
+                            const std::vector<std::string>& accountants, const std::string& dataset,
+                            const std::string& created_by) {
   store::Header h;
   h["format"] = kFormat;
   h["epsilon"] = Json(b.epsilon).dump();
@@ -115,7 +120,8 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
         target = c.value;
         return;
       }
-    throw LedgerError(path + ": its header's " + name + " '" + v + "' is not one this dpbudget knows");
+    throw LedgerError(path + ": its header's " + name + " '" + v +
+                      "' is not one this dpbudget knows");
   };
   choice("neighbouring", out.budget.neighbouring, kNeighbouringChoices);
   choice("unit", out.unit, kPrivacyUnitChoices);
@@ -173,12 +179,15 @@ std::vector<LedgerEntry> read_entries(const std::vector<store::Entry>& stored) {
       } else if (s.content.kind == "release") {
         e.event = event_from_json(body.at("event"));
         e.event_json = body.at("event").dump();
-        e.unit = body.at("unit").get<std::string>() == "user" ? PrivacyUnit::user : PrivacyUnit::record;
+        e.unit =
+            body.at("unit").get<std::string>() == "user" ? PrivacyUnit::user : PrivacyUnit::record;
         const Json& c = body.at("contribution");
         for (const auto& v : c.at("rdp")) e.contribution.rdp.push_back(number_of(v));
-        if (c.contains("rdp_unusable")) e.contribution.rdp_unusable = c.at("rdp_unusable").get<std::string>();
+        if (c.contains("rdp_unusable"))
+          e.contribution.rdp_unusable = c.at("rdp_unusable").get<std::string>();
         if (c.contains("mu")) e.contribution.mu = number_of(c.at("mu"));
-        if (c.contains("mu_unusable")) e.contribution.mu_unusable = c.at("mu_unusable").get<std::string>();
+        if (c.contains("mu_unusable"))
+          e.contribution.mu_unusable = c.at("mu_unusable").get<std::string>();
       } else {
         throw LedgerError(where + ": kind '" + s.content.kind + "' is not one this dpbudget knows");
       }

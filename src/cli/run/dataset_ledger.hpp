@@ -85,7 +85,7 @@ std::string now_utc();
 
 /// The store's header of a new ledger.
 store::Header ledger_header(const DatasetBudget& budget, PrivacyUnit unit,
-                            const std::vector<std::string>& accountants,
-                            const std::string& dataset, const std::string& created_by);
+                            const std::vector<std::string>& accountants, const std::string& dataset,
+                            const std::string& created_by);
 
 }  // namespace dpb::cli

@@ -1,7 +1,8 @@
 // dpbudget ledger-add: one release checked against what is left of the
-// dataset's budget and recorded only if it fits (docs/ledger.md#why-the-gate-runs-before-the-release): in an
-// adaptive ledger the filter decides, in a planned one the composition of
-// every release. The check and the append are one transaction of the store.
+// dataset's budget and recorded only if it fits
+// (docs/ledger.md#why-the-gate-runs-before-the-release): in an adaptive ledger the filter decides,
+// in a planned one the composition of every release. The check and the append are one transaction
+// of the store.
 #include <memory>
 
 #include "accounting/errors.hpp"
@@ -70,16 +71,18 @@ Decision decide(const OpenLedger& ledger, const std::vector<store::Entry>& store
 }
 
 int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err) {
-  if (f.name.empty()) throw UsageError("--name is required (what the release is, e.g. run-2026-11)");
+  if (f.name.empty())
+    throw UsageError("--name is required (what the release is, e.g. run-2026-11)");
   check_text("--name", f.name, kMaxNameBytes);
   check_text("--note", f.note, kMaxNoteBytes);
   if (!f.spec.neighbouring.empty())
-    throw UsageError("--neighbouring: not with ledger-add (the ledger's relation is used for "
-                     "every release; it is set at ledger-init)");
+    throw UsageError(
+        "--neighbouring: not with ledger-add (the ledger's relation is used for "
+        "every release; it is set at ledger-init)");
   if (f.spec.print) throw UsageError("--print-spec: not with ledger-add (use 'dpbudget epsilon')");
   RunEvent release = load_run(f.spec, f.run);
-  PrivacyUnit unit = release.run && release.run->records_per_user > 1 ? PrivacyUnit::user
-                                                                       : PrivacyUnit::record;
+  PrivacyUnit unit =
+      release.run && release.run->records_per_user > 1 ? PrivacyUnit::user : PrivacyUnit::record;
   if (!f.unit.empty()) {
     const PrivacyUnit given = parse_choice("--unit", f.unit, kPrivacyUnitChoices);
     if (release.run && release.run->records_per_user > 1 && given == PrivacyUnit::record)
@@ -105,8 +108,10 @@ int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err
                             "user has one)"));
   if (release.neighbouring && *release.neighbouring != b.neighbouring)
     throw UsageError("the release is analysed under " +
-                     std::string(to_string(*release.neighbouring)) + " (its --sampling); this "
-                     "ledger's budget is under " + std::string(to_string(b.neighbouring)));
+                     std::string(to_string(*release.neighbouring)) +
+                     " (its --sampling); this "
+                     "ledger's budget is under " +
+                     std::string(to_string(b.neighbouring)));
   const Contribution contribution = contribution_of(*event, b);
   if (b.mode == LedgerMode::adaptive) {
     if (b.filter == LedgerFilter::renyi && (contribution.rdp.empty() || contribution.rdp_unusable))
@@ -118,8 +123,9 @@ int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err
                              contribution.mu_unusable.value_or("no exact mu") +
                              "; use a ledger with --filter renyi");
   }
-  store::NewEntry entry{"release", f.name, now_utc(), recorder(f.by),
-                        release_body(event_json, unit, contribution), f.note};
+  store::NewEntry entry{
+      "release", f.name, now_utc(), recorder(f.by), release_body(event_json, unit, contribution),
+      f.note};
 
   Decision d;
   std::optional<store::Entry> recorded;
@@ -145,7 +151,8 @@ int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err
   if (recorded) r.add("entry", report::integer(recorded->seq));
   r.add("mode", report::text(std::string(to_string(b.mode))));
   if (!contribution.rdp.empty() && !contribution.rdp_unusable)
-    r.add("release_epsilon", report::number(curve_epsilon(b, contribution.rdp), report::Rounding::up));
+    r.add("release_epsilon",
+          report::number(curve_epsilon(b, contribution.rdp), report::Rounding::up));
   double needed = 0;
   if (d.after) {
     r.add("filter", report::text(std::string(to_string(b.filter))));
@@ -184,8 +191,7 @@ int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err
     return kNoUpperBound;
   }
   err << "dpbudget: '" << report::escape_control(f.name) << "' does not fit: epsilon " << b.epsilon
-      << " at delta " << b.delta << ": " << why
-      << (f.dry_run ? "" : "; nothing recorded") << '\n';
+      << " at delta " << b.delta << ": " << why << (f.dry_run ? "" : "; nothing recorded") << '\n';
   return kBudgetExceeded;
 }
 
@@ -199,8 +205,7 @@ Verb declare_ledger_add(CLI::App& command) {
   add_choice_option(*cmd, "--unit", f->unit, choice_names(kPrivacyUnitChoices),
                     "what the release protects (default: user with --records-per-user, else "
                     "record); must be the ledger's");
-  cmd->add_flag("--dry-run", f->dry_run,
-                "say whether the release would fit, recording nothing");
+  cmd->add_flag("--dry-run", f->dry_run, "say whether the release would fit, recording nothing");
   add_dp_sgd_flags(*cmd, f->run);
   add_spec_flags(*cmd, f->spec);
   add_output_flags(*cmd, f->output);

@@ -50,7 +50,8 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
   budget.orders.assign(std::begin(kDefaultFilterOrders), std::end(kDefaultFilterOrders));
   if (!f.orders.empty()) {
     if (budget.filter != LedgerFilter::renyi)
-      throw UsageError("--filter-orders: only with --filter renyi (the orders of the Renyi filter)");
+      throw UsageError(
+          "--filter-orders: only with --filter renyi (the orders of the Renyi filter)");
     budget.orders = parse_list("--filter-orders", f.orders, kPositive);
   }
   try {
@@ -59,8 +60,9 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
     if (e.field() == "orders") throw UsageError("--filter-orders: " + std::string(e.what() + 8));
     throw;
   }
-  const std::vector<std::string> accountants =
-      f.accountant.empty() ? std::vector<std::string>{"rdp", "pld"} : parse_accountants(f.accountant);
+  const std::vector<std::string> accountants = f.accountant.empty()
+                                                   ? std::vector<std::string>{"rdp", "pld"}
+                                                   : parse_accountants(f.accountant);
   check_output_flags(f.output);
   if (f.file.ledger.empty()) throw UsageError("--ledger is required (the file to create)");
   const auto key = read_key(f.file);
@@ -84,8 +86,10 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
   r.add("mode", report::text(std::string(to_string(budget.mode))));
   if (budget.mode == LedgerMode::adaptive) {
     r.add("filter", report::text(std::string(to_string(budget.filter))));
-    if (budget.filter == LedgerFilter::renyi) r.add("filter_orders", report::numbers(budget.orders));
-    else r.add("filter_mu", report::number(gdp_budget_mu(budget), report::Rounding::down));
+    if (budget.filter == LedgerFilter::renyi)
+      r.add("filter_orders", report::numbers(budget.orders));
+    else
+      r.add("filter_mu", report::number(gdp_budget_mu(budget), report::Rounding::down));
   }
   std::string list;
   for (const auto& a : accountants) list += (list.empty() ? "" : ",") + a;
@@ -131,7 +135,8 @@ Verb declare_ledger_init(CLI::App& command) {
 
 extern const VerbDescriptor kLedgerInitVerb{
     "ledger-init",
-    "a new ledger of one dataset's releases against one budget (epsilon, delta): SQLite, owner-only",
+    "a new ledger of one dataset's releases against one budget (epsilon, delta): SQLite, "
+    "owner-only",
     {"dpbudget ledger-init --ledger census.ledger --epsilon 10 --delta 1e-6"},
     declare_ledger_init};
 

@@ -75,7 +75,8 @@ void add_left_rows(report::Report& rep, const OpenLedger& ledger, const FilterSt
   if (state) {
     report::Record r = row("left_adaptive", std::string(to_string(b.filter)) + "_filter");
     try {
-      r.add(std::string(mark.field), value_cell(filter_solve(b, *state, next, mark.unknown, settings)));
+      r.add(std::string(mark.field),
+            value_cell(filter_solve(b, *state, next, mark.unknown, settings)));
     } catch (const NoSolution& e) {
       r.add("note", report::text(std::string("no solution: ") + e.what()));
     }
@@ -91,8 +92,9 @@ void add_left_rows(report::Report& rep, const OpenLedger& ledger, const FilterSt
   for (const auto& name : choice.names) {
     report::Record r = row("left_planned", name);
     try {
-      const CalibratedLedger solved = calibrate_ledger(all, mark.unknown, name, choice.options,
-                                                       b.epsilon, RunTarget{Measure::epsilon, b.delta, 0}, settings);
+      const CalibratedLedger solved =
+          calibrate_ledger(all, mark.unknown, name, choice.options, b.epsilon,
+                           RunTarget{Measure::epsilon, b.delta, 0}, settings);
       r.add(std::string(mark.field), value_cell(solved.value));
       r.add("epsilon", report::number(solved.guarantee.epsilon, Rounding::up));
       r.add("bound", report::text(std::string(to_string(solved.guarantee.bound))));
@@ -139,8 +141,9 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
     rep.results.push_back(filter_row(b, *state, in_force.size()));
     note(rep, "adaptive: the " + std::string(to_string(b.filter)) +
                   " filter keeps every release recorded through ledger-add, chosen adaptively "
-                  "or not, within (epsilon, delta) = (" + shown(b.epsilon) + ", " +
-                  shown(b.delta) + ") (docs/ledger.md#filters); filter_used is the share of it "
+                  "or not, within (epsilon, delta) = (" +
+                  shown(b.epsilon) + ", " + shown(b.delta) +
+                  ") (docs/ledger.md#filters); filter_used is the share of it "
                   "spent at the order with most room");
   }
   // The planned total: the question `epsilon --spec` asks of ledger-export's spec.

@@ -24,8 +24,9 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
   if (only_checking()) return kOk;
   OpenLedger ledger = open_ledger(f.file, false);
   if (ledger.store->keyed() && f.file.key_file.empty())
-    throw LedgerError(f.file.ledger + ": --key-file: this ledger is keyed; its chain is "
-                                      "verified only with its key");
+    throw LedgerError(f.file.ledger +
+                      ": --key-file: this ledger is keyed; its chain is "
+                      "verified only with its key");
   std::vector<store::Entry> stored;
   try {
     stored = ledger.store->entries();
@@ -39,8 +40,9 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
     for (const auto& e : stored)
       if (e.hash == f.head) {
         found = true;
-        problems.push_back({e.seq, "is not the last entry, as --head says (entries after it "
-                                   "were added since)"});
+        problems.push_back({e.seq,
+                            "is not the last entry, as --head says (entries after it "
+                            "were added since)"});
       }
     if (!found)
       problems.push_back({stored.empty() ? 0 : stored.back().seq,
@@ -66,7 +68,8 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
   for (const auto& p : problems) {
     std::string where = "header";
     for (const auto& e : stored)
-      if (e.seq == p.seq && p.seq > 0) where = "entry " + std::to_string(e.seq) + " ('" + e.content.name + "')";
+      if (e.seq == p.seq && p.seq > 0)
+        where = "entry " + std::to_string(e.seq) + " ('" + e.content.name + "')";
     err << "dpbudget: ledger altered: " << report::escape_control(where + ": " + p.what) << '\n';
   }
   return problems.empty() ? kOk : kLedgerAltered;
@@ -75,8 +78,9 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
 Verb declare_ledger_verify(CLI::App& command) {
   auto f = std::make_shared<LedgerVerifyFlags>();
   add_ledger_file_flags(command, f->file);
-  command.add_option("--head", f->head,
-                     "the head hash kept elsewhere (printed by ledger-add): the chain must end there");
+  command.add_option(
+      "--head", f->head,
+      "the head hash kept elsewhere (printed by ledger-add): the chain must end there");
   add_output_flags(command, f->output);
   return verb_of(&command, f, run_ledger_verify);
 }

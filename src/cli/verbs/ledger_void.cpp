@@ -35,7 +35,8 @@ int run_ledger_void(const LedgerVoidFlags& f, std::ostream& out, std::ostream& e
       const auto entries = read_entries(stored);
       for (const auto& e : entries) {
         if (e.stored.seq != target) continue;
-        if (e.is_void) throw UsageError("--entry: entry " + std::to_string(target) + " is itself a void");
+        if (e.is_void)
+          throw UsageError("--entry: entry " + std::to_string(target) + " is itself a void");
         if (e.voided_by)
           throw UsageError("--entry: entry " + std::to_string(target) + " is already void (entry " +
                            std::to_string(*e.voided_by) + ")");
@@ -79,7 +80,7 @@ extern const VerbDescriptor kLedgerVoidVerb{
     "ledger-void",
     "void an entry recorded in error (a release that never ran), with a reason; both stay in the "
     "history",
-    {"dpbudget ledger-void --ledger census.ledger --entry 3 --reason 'run aborted before training'"},
+    {"dpbudget ledger-void --ledger census.ledger --entry 3 --reason aborted-before-training"},
     declare_ledger_void};
 
 }  // namespace dpb::cli
