@@ -5,6 +5,8 @@
 // 2. Wall time of one `dpbudget epsilon` process (fork + exec + compute).
 // 3. Peak memory of sweeps in every format, and how soon their first rows come.
 // 4. The matrix mechanism (issue 28); `dpbudget_bench S matrix` runs only these.
+// 5. A dataset's ledger of 1,000 entries (issue 44); `dpbudget_bench S ledger`
+//    runs only these.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -332,10 +334,92 @@ void bench_matrix_sensitivity(int runs) {
 
 }  // namespace
 
+/// Issue 44's goals on a ledger of 1,000 entries: ledger-add and
+/// ledger-status with the default accountants each within 100 ms, the
+/// planned total by pld within 2 s.
+constexpr double kLedgerAddGoalMs = 100, kLedgerStatusGoalMs = 100, kLedgerPldGoalMs = 2000;
+constexpr int kLedgerEntries = 1000;
+
+/// A release of kind i % 4 with parameters that vary with i (so that no two
+/// entries share a curve): a DP-SGD run, a Laplace count, a Gaussian release,
+/// a batch of Laplace counts; small enough that 1,000 fit a budget of 10.
+std::string ledger_release(int i) {
+  char text[256];
+  switch (i % 4) {
+    case 0:
+      std::snprintf(
+          text, sizeof text,
+          R"({"self_composed":{"count":%d,"event":{"poisson_sampled":)"
+          R"({"sampling_probability":%g,"event":{"gaussian":{"noise_multiplier":%g}}}}}})",
+          100 + i, 1e-4 * (1 + i % 7), 2 + 0.5 * (i % 5));
+      break;
+    case 1:
+      std::snprintf(text, sizeof text, R"({"laplace":{"scale":%g}})", 500.0 + 3 * i);
+      break;
+    case 2:
+      std::snprintf(text, sizeof text, R"({"gaussian":{"noise_multiplier":%g}})", 200.0 + i);
+      break;
+    default:
+      std::snprintf(text, sizeof text,
+                    R"({"self_composed":{"count":%d,"event":{"laplace":{"scale":%g}}}})",
+                    2 + i % 19, 2000.0 + 7 * i);
+  }
+  return text;
+}
+
+void bench_ledger() {
+  char dir[] = "/tmp/dpbudget_bench_ledger_XXXXXX";
+  if (!mkdtemp(dir)) {
+    std::perror("dpbudget_bench: mkdtemp");
+    std::exit(1);
+  }
+  const std::string ledger = std::string(dir) + "/bench.ledger";
+  const std::string spec = std::string(dir) + "/release.json";
+  const auto write_spec = [&](const std::string& text) {
+    FILE* f = std::fopen(spec.c_str(), "w");
+    if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) std::exit(1);
+  };
+  const std::vector<const char*> init{DPBUDGET_BINARY, "ledger-init", "--ledger",
+                                      ledger.c_str(),  "--epsilon",   "10",
+                                      "--delta",       "1e-6",        nullptr};
+  run_once(init.data());
+  const auto t0 = Clock::now();
+  for (int i = 0; i < kLedgerEntries; ++i) {
+    write_spec(ledger_release(i));
+    const std::string name = "release-" + std::to_string(i);
+    const std::vector<const char*> add{DPBUDGET_BINARY, "ledger-add", "--ledger",
+                                       ledger.c_str(),  "--name",     name.c_str(),
+                                       "--spec",        spec.c_str(), nullptr};
+    run_once(add.data());
+  }
+  std::printf("ledger: %d entries recorded one process each in %.1f s\n", kLedgerEntries,
+              seconds_since(t0));
+  write_spec(ledger_release(2));
+  bench_process("ledger-add on a ledger of 1000 entries (adaptive: the Renyi filter decides)",
+                {DPBUDGET_BINARY, "ledger-add", "--ledger", ledger.c_str(), "--name", "one-more",
+                 "--spec", spec.c_str(), nullptr},
+                11, kLedgerAddGoalMs);
+  bench_process("ledger-status on 1000 entries (the filter and the rdp planned total)",
+                {DPBUDGET_BINARY, "ledger-status", "--ledger", ledger.c_str(), nullptr}, 11,
+                kLedgerStatusGoalMs);
+  bench_process("ledger-status --accountant pld on 1000 entries (the planned pld total)",
+                {DPBUDGET_BINARY, "ledger-status", "--ledger", ledger.c_str(), "--accountant",
+                 "pld", nullptr},
+                3, kLedgerPldGoalMs);
+  std::remove(spec.c_str());
+  std::remove(ledger.c_str());
+  rmdir(dir);
+}
+
 int main(int argc, char** argv) {
   const double budget = argc > 1 ? std::atof(argv[1]) : 2.0;
   // `dpbudget_bench S matrix`: issue 28's figures only.
   const bool matrix_only = argc > 2 && std::string_view(argv[2]) == "matrix";
+  // `dpbudget_bench S ledger`: issue 44's figures only.
+  if (argc > 2 && std::string_view(argv[2]) == "ledger") {
+    bench_ledger();
+    return 0;
+  }
   if (!matrix_only) {
     bench_in_process(budget);
     // Speed at the floor (issue 17): each figure beside its goal.
@@ -406,6 +490,7 @@ int main(int argc, char** argv) {
     // Schedules and the planner (issue 27).
     bench_schedule(5);
     bench_plan(5);
+    bench_ledger();
   }
   // Correlated noise (issue 28): the error table at one epsilon, and beside it
   // DP-SGD's own figure (its sigma for the same epsilon, one process).

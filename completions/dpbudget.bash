@@ -467,8 +467,10 @@ _dpbudget() {
         --composition) COMPREPLY=($(compgen -W 'basic advanced optimal' -- "$cur")); return ;;
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --ledger --key-file'
       ;;
     mf-sensitivity)
       case $prev in
@@ -578,13 +580,13 @@ _dpbudget() {
         --unit) COMPREPLY=($(compgen -W 'record user' -- "$cur")); return ;;
         --filter) COMPREPLY=($(compgen -W 'renyi gdp' -- "$cur")); return ;;
         --filter-orders) COMPREPLY=(); return ;;
-        --accountant) COMPREPLY=(); return ;;
+        --planned-accountants) COMPREPLY=(); return ;;
         --dataset) COMPREPLY=(); return ;;
         --by) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --epsilon --delta --neighbouring --unit --planned --filter --filter-orders --accountant --dataset --by --format --precision'
+      flags='-h --help --ledger --key-file --epsilon --delta --neighbouring --unit --planned --filter --filter-orders --planned-accountants --dataset --by --format --precision'
       ;;
     ledger-add)
       case $prev in
@@ -608,12 +610,11 @@ _dpbudget() {
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
         --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --spec --neighbouring --schedule --print-spec --format --precision'
+      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --spec --schedule --format --precision'
       ;;
     ledger-status)
       case $prev in

@@ -220,23 +220,27 @@ PlannedVerdict planned_gate(const EventPtr& all, const DatasetBudget& budget,
                             std::span<const std::string> accountants,
                             const AccountantOptions& options) {
   PlannedVerdict v;
+  // "<name>: <reason>", the name not repeated when the reason starts with it.
+  const auto skip = [&](const std::string& name, const std::string& reason) {
+    v.skipped.push_back(reason.rfind(name + ":", 0) == 0 ? reason : name + ": " + reason);
+  };
   for (const std::string& name : accountants) {
     AccountantOptions o = options;
     o.neighbouring = budget.neighbouring;
     auto acc = make_accountant(name, o);
     if (auto why = acc->unsupported_reason(*all)) {
-      v.skipped.push_back(name + ": " + *why);
+      skip(name, *why);
       continue;
     }
     try {
       acc->compose(*all);
     } catch (const UnsupportedEvent& e) {
-      v.skipped.push_back(name + ": " + e.what());
+      skip(name, e.what());
       continue;
     }
     Guarantee g = acc->epsilon(budget.delta);
     if (g.neighbouring != budget.neighbouring) {
-      v.skipped.push_back(name + ": answers under " + std::string(to_string(g.neighbouring)));
+      skip(name, "answers under " + std::string(to_string(g.neighbouring)));
       continue;
     }
     const bool sound = g.bound == BoundKind::upper;

@@ -30,11 +30,11 @@ namespace {
 thread_local RunMode current_mode = RunMode::run;
 
 constexpr const char* kExitStatusHelp =
-    "Exit status: 0 ok; 1 a --max-epsilon budget was exceeded; 2 bad usage or input;\n"
-    "3 no solution (e.g. the target cannot be met); 4 no sound upper bound to gate on;\n"
-    "5 output could not be written; 6 sweep --input holds no configuration;\n"
-    "7 a ledger cannot be used (missing, not a ledger, newer, wrong key, unwritable);\n"
-    "8 ledger-verify found the ledger altered.";
+    "Exit status: 0 ok; 1 a budget was exceeded (--max-epsilon; a release ledger-add refuses);\n"
+    "2 bad usage or input; 3 no solution (e.g. the target cannot be met);\n"
+    "4 no sound upper bound to gate on; 5 output could not be written;\n"
+    "6 sweep --input holds no configuration; 7 a ledger cannot be used (missing, not a\n"
+    "ledger, newer, wrong key, unwritable); 8 a ledger was altered (its hash chain breaks).";
 
 std::string version_string() {
   std::string v = std::string("dpbudget ") + kVersion;
@@ -312,6 +312,9 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
   } catch (const WriteError& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kWriteFailed;
+  } catch (const LedgerAltered& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kLedgerAltered;
   } catch (const LedgerError& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kLedgerUnavailable;

@@ -69,4 +69,11 @@ class LedgerError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A ledger whose hash chain does not hold (exit status 8): no verb decides
+/// or reports on it; ledger-verify names every entry at fault.
+class LedgerAltered : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace dpb::cli

@@ -81,7 +81,12 @@ class Statement {
 class SqliteLedgerStore final : public LedgerStore {
  public:
   SqliteLedgerStore(const std::string& path, bool writable) : path_(path) {
-    const int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    // A reader opens the file read-write too when it may: after a crash the
+    // file has a hot journal, which only a connection that may write can roll
+    // back (SQLite refuses a read-only one). Nothing is written otherwise. A
+    // file the process may not write is opened read-only for reading.
+    const bool may_write = writable || ::access(path.c_str(), W_OK) == 0;
+    const int flags = may_write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
     if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
       const int code = db_ ? sqlite3_extended_errcode(db_) : SQLITE_NOMEM;
       const std::string why = sqlite_message(db_);
@@ -222,7 +227,15 @@ class SqliteLedgerStore final : public LedgerStore {
     if (keyed() && !key_)
       throw StoreError(StoreError::Kind::key,
                        path_ + ": --key-file: this ledger is keyed; give its key to write to it");
-    exec("BEGIN IMMEDIATE", "cannot lock for writing");
+    try {
+      exec("BEGIN IMMEDIATE", "cannot lock for writing");
+    } catch (const StoreError& e) {
+      if ((sqlite3_extended_errcode(db_) & 0xff) != SQLITE_READONLY) throw;
+      throw StoreError(StoreError::Kind::io,
+                       std::string(e.what()) +
+                           " (the file, or its directory, where SQLite writes its journal "
+                           "beside it, is not writable)");
+    }
     try {
       const auto current = read_entries();
       auto content = decide(current);
@@ -327,10 +340,13 @@ std::vector<ChainProblem> verify_chain(const LedgerStore& store,
   std::int64_t expected = 1;
   for (const Entry& e : entries) {
     if (e.seq != expected) {
+      const std::string missing = e.seq == expected + 1
+                                      ? "entry " + std::to_string(expected) + " is missing"
+                                      : "entries " + std::to_string(expected) + " to " +
+                                            std::to_string(e.seq - 1) + " are missing";
       problems.push_back({e.seq, e.seq > expected
-                                     ? "follows entry " + std::to_string(expected - 1) +
-                                           ": entries " + std::to_string(expected) + " to " +
-                                           std::to_string(e.seq - 1) + " are missing (deleted?)"
+                                     ? "follows entry " + std::to_string(expected - 1) + ": " +
+                                           missing + " (deleted?)"
                                      : "out of place"});
     }
     if (e.prev_hash != prev)

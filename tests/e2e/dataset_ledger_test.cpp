@@ -135,14 +135,14 @@ TEST_CASE(
   REQUIRE(r.status == 0);
   const auto added = json_of(r).at("results").at(0);
   CHECK(added.at("verdict") == "recorded");
-  CHECK(added.at("release_epsilon").get<double>() == doctest::Approx(4.7246).epsilon(1e-3));
+  CHECK(added.at("release_epsilon_rdp").get<double>() == doctest::Approx(4.7246).epsilon(1e-3));
   // Composed properly the total is under 10, where naive addition of the
   // four releases' 7.28 and this run's 4.72 (12 > 10) would have refused it.
   const auto status = json_of(run_dpbudget(
       {"ledger-status", "--ledger", ledger.path, "--accountant", "pld", "--format", "json"}));
   const double pld = planned_epsilon(status, "pld");
   CHECK(pld < 10);
-  CHECK(7.2826 + added.at("release_epsilon").get<double>() > 10);
+  CHECK(7.2826 + added.at("release_epsilon_rdp").get<double>() > 10);
   // A fourth run does not fit: exit 1, the file byte for byte as before.
   const std::string before = slurp(ledger.path);
   const Run fourth = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "run-d", "-q",
@@ -206,11 +206,23 @@ TEST_CASE("ledger: bad input and unusable files get one line and leave the ledge
                     "--sigma", "1", "--steps", "100"});
   CHECK(r.status == kUsage);
   CHECK(r.err.find("replace_one") != std::string::npos);
-  // Another unit.
-  r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--unit", "user", "-q",
-                    "0.01", "--sigma", "1", "--steps", "100"});
-  CHECK(r.status == kUsage);
-  CHECK(r.err.find("--unit") != std::string::npos);
+  // A per-record release in a per-user ledger (a per-user one in a per-record
+  // ledger is accepted: it covers any change of one user's records).
+  {
+    LedgerFile users("users");
+    REQUIRE(run_dpbudget({"ledger-init", "--ledger", users.path, "--epsilon", "10", "--delta",
+                          "1e-6", "--unit", "user"})
+                .status == 0);
+    const std::string users_before = slurp(users.path);
+    r = run_dpbudget({"ledger-add", "--ledger", users.path, "--name", "x", "-q", "0.01", "--sigma",
+                      "1", "--steps", "100"});
+    CHECK(r.status == kUsage);
+    CHECK(r.err.find("--unit") != std::string::npos);
+    CHECK(slurp(users.path) == users_before);
+    CHECK(run_dpbudget({"ledger-add", "--ledger", users.path, "--name", "y", "-q", "0.01",
+                        "--sigma", "2", "--steps", "100", "--records-per-user", "3"})
+              .status == 0);
+  }
   // A release the Renyi filter cannot take.
   const TempFile ed("ledger_ed.json", R"({"epsilon_delta": {"epsilon": 1, "delta": 1e-7}})");
   r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--spec", ed.path});

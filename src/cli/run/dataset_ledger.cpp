@@ -97,6 +97,8 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
   if (f.ledger.empty()) throw UsageError("--ledger is required (the ledger file)");
   const auto key = read_key(f);
   OpenLedger out;
+  out.path = f.ledger;
+  out.has_key = key.has_value();
   try {
     out.store = store::open_sqlite_ledger(f.ledger, writable, key);
   } catch (const store::StoreError& e) {
@@ -139,6 +141,27 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
     throw LedgerError(path + ": its budget does not read: " + e.what());
   }
   return out;
+}
+
+void check_chain(const OpenLedger& ledger, const std::vector<store::Entry>& stored) {
+  if (ledger.store->keyed() && !ledger.has_key) return;
+  const auto problems = store::verify_chain(*ledger.store, stored);
+  if (problems.empty()) return;
+  const auto& p = problems.front();
+  throw LedgerAltered(ledger.path + ": altered (" +
+                      (p.seq > 0 ? "entry " + std::to_string(p.seq) + " " : std::string()) +
+                      p.what + "); nothing decided or recorded; run 'dpbudget ledger-verify'");
+}
+
+std::vector<store::Entry> checked_entries(const OpenLedger& ledger) {
+  std::vector<store::Entry> stored;
+  try {
+    stored = ledger.store->entries();
+  } catch (const store::StoreError& e) {
+    throw LedgerError(e.what());
+  }
+  check_chain(ledger, stored);
+  return stored;
 }
 
 std::string release_body(const std::string& event_json, PrivacyUnit unit, const Contribution& c) {

@@ -42,6 +42,8 @@ struct OpenLedger {
   DatasetBudget budget;
   PrivacyUnit unit = PrivacyUnit::record;
   std::vector<std::string> accountants;  ///< the planned gate's accountants, in order
+  std::string path;
+  bool has_key = false;  ///< opened with --key-file
 };
 /// Opens --ledger (required) for reading or writing. Throws LedgerError
 /// (cli/errors.hpp) for a store's failure or a header that does not read.
@@ -62,6 +64,17 @@ struct LedgerEntry {
   std::int64_t voids = 0;
   std::string reason;
 };
+/// Every entry, read in one transaction, after the hash chain is checked
+/// (docs/ledger.md#verify): throws LedgerAltered when it breaks, so that no
+/// verb decides or reports on an altered ledger (ledger-verify names the
+/// entries). A keyed ledger opened without its key is read unchecked (its
+/// hashes need the key; writing to it needs the key). Throws LedgerError for a
+/// store's failure.
+std::vector<store::Entry> checked_entries(const OpenLedger& ledger);
+/// The chain check of checked_entries() on entries already read (inside a
+/// write transaction).
+void check_chain(const OpenLedger& ledger, const std::vector<store::Entry>& stored);
+
 /// Reads every entry's body. Throws LedgerError naming an entry that does not read.
 std::vector<LedgerEntry> read_entries(const std::vector<store::Entry>& stored);
 

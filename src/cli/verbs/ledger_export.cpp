@@ -19,12 +19,7 @@ struct LedgerExportFlags {
 int run_ledger_export(const LedgerExportFlags& f, std::ostream& out, std::ostream&) {
   if (only_checking()) return kOk;
   OpenLedger ledger = open_ledger(f.file, false);
-  std::vector<store::Entry> stored;
-  try {
-    stored = ledger.store->entries();
-  } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
-  }
+  const std::vector<store::Entry> stored = checked_entries(ledger);
   const auto entries = read_entries(stored);
   write_out(out, event_to_json(*planned_event(releases_in_force(entries))).dump(2) + '\n');
   return kOk;

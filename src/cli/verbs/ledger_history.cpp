@@ -25,12 +25,7 @@ int run_ledger_history(const LedgerHistoryFlags& f, std::ostream& out, std::ostr
   if (only_checking()) return kOk;
   OpenLedger ledger = open_ledger(f.file, false);
   const DatasetBudget& b = ledger.budget;
-  std::vector<store::Entry> stored;
-  try {
-    stored = ledger.store->entries();
-  } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
-  }
+  const std::vector<store::Entry> stored = checked_entries(ledger);
   const auto entries = read_entries(stored);
   report::Report rep;
   rep.command = "ledger-history";

@@ -23,13 +23,25 @@ inline constexpr std::array<Choice<LedgerFilter>, 2> kFilterChoices{{
     {"gdp", LedgerFilter::gdp},
 }};
 
+/// --planned-accountants: names as --accountant takes them, the message
+/// naming this flag.
+std::vector<std::string> parse_accountants_flag(const std::vector<std::string>& texts) {
+  try {
+    return parse_accountants(texts);
+  } catch (const UsageError& e) {
+    std::string what = e.what();
+    if (what.rfind("--accountant", 0) == 0) what.replace(0, 12, "--planned-accountants");
+    throw UsageError(what);
+  }
+}
+
 struct LedgerInitFlags {
   LedgerFileFlags file;
   std::vector<std::string> epsilon, delta, orders;
   std::string neighbouring = "add-remove";
   std::string unit = "record";
   bool planned = false;
-  std::string filter = "renyi";
+  std::string filter;  ///< empty: renyi
   std::vector<std::string> accountant;
   std::string dataset, by;
   OutputFlags output;
@@ -46,7 +58,12 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
         "not a dataset's budget)");
   const PrivacyUnit unit = parse_choice("--unit", f.unit, kPrivacyUnitChoices);
   budget.mode = f.planned ? LedgerMode::planned : LedgerMode::adaptive;
-  budget.filter = parse_choice("--filter", f.filter, kFilterChoices);
+  if (f.planned && (!f.filter.empty() || !f.orders.empty()))
+    throw UsageError(std::string(f.filter.empty() ? "--filter-orders" : "--filter") +
+                     ": not with --planned (a planned ledger's releases are composed by its "
+                     "--planned-accountants; a filter decides only an adaptive ledger)");
+  budget.filter =
+      f.filter.empty() ? LedgerFilter::renyi : parse_choice("--filter", f.filter, kFilterChoices);
   budget.orders.assign(std::begin(kDefaultFilterOrders), std::end(kDefaultFilterOrders));
   if (!f.orders.empty()) {
     if (budget.filter != LedgerFilter::renyi)
@@ -62,7 +79,7 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
   }
   const std::vector<std::string> accountants = f.accountant.empty()
                                                    ? std::vector<std::string>{"rdp", "pld"}
-                                                   : parse_accountants(f.accountant);
+                                                   : parse_accountants_flag(f.accountant);
   check_output_flags(f.output);
   if (f.file.ledger.empty()) throw UsageError("--ledger is required (the file to create)");
   const auto key = read_key(f.file);
@@ -122,9 +139,9 @@ Verb declare_ledger_init(CLI::App& command) {
   cmd->add_option("--filter-orders", f->orders,
                   "the Renyi filter's orders, each > 1, ascending (default "
                   "1.5,2,2.5,3,4,5,6,8,10,12,16,20,32,64)");
-  cmd->add_option("--accountant", f->accountant,
-                  "the accountants of the planned total and a planned ledger's gate, in the "
-                  "order asked (default rdp,pld)");
+  cmd->add_option("--planned-accountants", f->accountant,
+                  "the accountants of a planned ledger's gate, asked in this order until one "
+                  "bounds the composition within the budget (default rdp,pld)");
   cmd->add_option("--dataset", f->dataset, "what the ledger is for, in words (kept in its header)");
   cmd->add_option("--by", f->by, "who creates it (default $DPBUDGET_USER, $USER)");
   add_output_flags(*cmd, f->output);

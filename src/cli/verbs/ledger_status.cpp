@@ -113,12 +113,7 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
   if (only_checking()) return kOk;
   OpenLedger ledger = open_ledger(f.file, false);
   const DatasetBudget& b = ledger.budget;
-  std::vector<store::Entry> stored;
-  try {
-    stored = ledger.store->entries();
-  } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
-  }
+  const std::vector<store::Entry> stored = checked_entries(ledger);
   const auto entries = read_entries(stored);
   const auto in_force = releases_in_force(entries);
   choice.options.neighbouring = b.neighbouring;
@@ -129,7 +124,6 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
   rep.inputs.add("budget_epsilon", report::number(b.epsilon));
   rep.inputs.add("budget_delta", report::number(b.delta));
   rep.inputs.add("unit", report::text(std::string(to_string(ledger.unit))));
-  rep.inputs.add("neighbouring", report::text(std::string(to_string(b.neighbouring))));
   rep.inputs.add("mode", report::text(std::string(to_string(b.mode))));
   rep.inputs.add("entries", report::integer(static_cast<std::int64_t>(entries.size())));
   rep.inputs.add("releases", report::integer(static_cast<std::int64_t>(in_force.size())));
@@ -143,8 +137,9 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
                   " filter keeps every release recorded through ledger-add, chosen adaptively "
                   "or not, within (epsilon, delta) = (" +
                   shown(b.epsilon) + ", " + shown(b.delta) +
-                  ") (docs/ledger.md#filters); filter_used is the share of it "
-                  "spent at the order with most room");
+                  ") (docs/ledger.md#filters); filter_used is the share of it spent" +
+                  (b.filter == LedgerFilter::renyi ? " at the order with most room"
+                                                   : ": the sum of mu^2 over the budget's"));
   }
   // The planned total: the question `epsilon --spec` asks of ledger-export's spec.
   Question q;

@@ -19,7 +19,14 @@ struct LedgerVerifyFlags {
   OutputFlags output;
 };
 
+/// A head as ledger-add prints it: 64 lower-case hex digits.
+bool is_head(const std::string& text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostream& err) {
+  if (!f.head.empty() && !is_head(f.head))
+    throw UsageError("--head: 64 hex digits, as ledger-add prints the head (got '" + f.head + "')");
   check_output_flags(f.output);
   if (only_checking()) return kOk;
   OpenLedger ledger = open_ledger(f.file, false);
@@ -35,16 +42,15 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
   }
   std::vector<store::ChainProblem> problems = store::verify_chain(*ledger.store, stored);
   const std::string head = stored.empty() ? ledger.store->header_hash() : stored.back().hash;
-  if (!f.head.empty() && f.head != head) {
-    bool found = false;
+  // --head: the chain must contain the head kept elsewhere; entries after it
+  // were added since (said, not a fault), none of those up to it removed.
+  std::optional<std::int64_t> after_head;
+  if (!f.head.empty()) {
+    if (f.head == ledger.store->header_hash())
+      after_head = static_cast<std::int64_t>(stored.size());
     for (const auto& e : stored)
-      if (e.hash == f.head) {
-        found = true;
-        problems.push_back({e.seq,
-                            "is not the last entry, as --head says (entries after it "
-                            "were added since)"});
-      }
-    if (!found)
+      if (e.hash == f.head) after_head = stored.back().seq - e.seq;
+    if (!after_head)
       problems.push_back({stored.empty() ? 0 : stored.back().seq,
                           "the chain does not contain --head (entries at its end removed, or "
                           "another ledger)"});
@@ -63,6 +69,7 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
   r.add("keyed", report::boolean(ledger.store->keyed()));
   r.add("verified", report::boolean(problems.empty()));
   r.add("head", report::text(head));
+  if (after_head) r.add("entries_after_head", report::integer(*after_head));
   rep.results.push_back(std::move(r));
   finish(rep, f.output, out, err);
   for (const auto& p : problems) {

@@ -32,6 +32,7 @@ int run_ledger_void(const LedgerVoidFlags& f, std::ostream& out, std::ostream& e
   std::string name;
   try {
     recorded = ledger.store->append_if([&](const std::vector<store::Entry>& stored) {
+      check_chain(ledger, stored);
       const auto entries = read_entries(stored);
       for (const auto& e : entries) {
         if (e.stored.seq != target) continue;

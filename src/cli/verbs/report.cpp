@@ -27,6 +27,7 @@
 #include "cli/run/risk_curves.hpp"
 #include "cli/run/spec_verb.hpp"
 #include "cli/verbs.hpp"
+#include "cli/verbs/report_ledger.hpp"
 #include "cli/verbs/report_tables.hpp"
 #include "dpbudget/version.hpp"
 #include "report/document.hpp"
@@ -48,7 +49,8 @@ struct ReportFlags {
   std::vector<std::string> deltas, fpr, prior;
   std::string clipping_norm;
   std::string format = "markdown";
-  std::string output;  ///< -o; empty or "-": stdout
+  std::string output;      ///< -o; empty or "-": stdout
+  LedgerFileFlags ledger;  ///< --ledger: the dataset's spending in all
 };
 
 using report::Rounding;
@@ -481,6 +483,8 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
     if (!run.run) throw UsageError("--clipping-norm: goes with the run parameters, not --spec");
     in.clipping = parse_real("--clipping-norm", f.clipping_norm, kPositive);
   }
+  if (!f.ledger.key_file.empty() && f.ledger.ledger.empty())
+    throw UsageError("--key-file: only with --ledger (the key of the dataset's ledger)");
   if (only_checking()) return kOk;
 
   Statement st = ask_accountants(make_question(run, loaded->choice, in.deltas, false),
@@ -491,6 +495,8 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   report::Document doc;
   doc.title = "Privacy statement";
   headline(doc, st, in);
+  if (!f.ledger.ledger.empty())
+    dataset_budget_section(doc, f.ledger, *run.event, st.question.accountants);
   parameters_section(doc, st, in);
   privacy_loss_section(doc, st, in);
   risk_section(doc, st, in);
@@ -528,6 +534,7 @@ Verb declare_report(CLI::App& command) {
   record_file(cmd->add_option("-o,--output", f->output, "write to this file (default stdout)"));
   add_spec_flags(*cmd, f->spec);
   add_accountant_flags(*cmd, f->accountant);
+  add_ledger_file_flags(*cmd, f->ledger);
   return verb_of(cmd, f, run_report);
 }
 
