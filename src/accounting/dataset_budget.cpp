@@ -216,6 +216,11 @@ double filter_needed_epsilon(const DatasetBudget& budget, const FilterState& sta
   return needed;
 }
 
+double ledger_pld_tolerance(const DatasetBudget& budget, double reference, double tolerance) {
+  if (!(reference > 0) || !std::isfinite(reference)) return tolerance;
+  return std::max(tolerance, kLedgerPldWidth * budget.epsilon / reference);
+}
+
 PlannedVerdict planned_gate(const EventPtr& all, const DatasetBudget& budget,
                             std::span<const std::string> accountants,
                             const AccountantOptions& options) {
@@ -227,6 +232,10 @@ PlannedVerdict planned_gate(const EventPtr& all, const DatasetBudget& budget,
   for (const std::string& name : accountants) {
     AccountantOptions o = options;
     o.neighbouring = budget.neighbouring;
+    // An accountant asked after a sound upper bound over the budget: its pld
+    // interval need only be fine against the budget (docs/ledger.md#planned-precision).
+    if (v.smallest_upper)
+      o.pld.tolerance = ledger_pld_tolerance(budget, *v.smallest_upper, o.pld.tolerance);
     auto acc = make_accountant(name, o);
     if (auto why = acc->unsupported_reason(*all)) {
       skip(name, *why);

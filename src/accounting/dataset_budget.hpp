@@ -116,6 +116,19 @@ double curve_epsilon(const DatasetBudget& budget, std::span<const double> curve)
 /// before the first release).
 double filter_needed_epsilon(const DatasetBudget& budget, const FilterState& state);
 
+/// The width a ledger asks of a PLD interval, as a share of the budget's ε
+/// (docs/ledger.md#planned-precision): a total known to within 1e-3 of the
+/// budget decides and reports against that budget as well as a finer one.
+inline constexpr double kLedgerPldWidth = 1e-3;
+
+/// The pld tolerance (relative to the upper end) for a ledger's total whose
+/// ε is at most about `reference` (a sound upper bound from another
+/// accountant, rdp's): max(tolerance, kLedgerPldWidth · ε_budget / reference),
+/// so that the interval is at most kLedgerPldWidth · ε_budget wide when the
+/// pld upper end is below `reference`; `tolerance` when reference is not
+/// positive and finite.
+double ledger_pld_tolerance(const DatasetBudget& budget, double reference, double tolerance);
+
 /// The planned gate (docs/ledger.md#planned-gate): the composition of every
 /// release (the recorded ones and the next) asked of `accountants` in order
 /// at the budget's δ, stopping at the first sound upper bound within the

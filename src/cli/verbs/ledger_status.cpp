@@ -5,6 +5,7 @@
 // release was chosen from what earlier ones showed; a planned ledger's
 // guarantee); with --next-spec, what is left for a next release with one
 // value marked {"solve": true}: the largest count or the smallest noise.
+#include <algorithm>
 #include <memory>
 
 #include "accounting/errors.hpp"
@@ -141,9 +142,28 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
                   (b.filter == LedgerFilter::renyi ? " at the order with most room"
                                                    : ": the sum of mu^2 over the budget's"));
   }
-  // The planned total: the question `epsilon --spec` asks of ledger-export's spec.
+  // The planned total: the question `epsilon --spec` asks of ledger-export's
+  // spec, pld's interval as fine as the budget needs unless --pld-tolerance
+  // says otherwise (docs/ledger.md#planned-precision).
+  const EventPtr all = planned_event(in_force);
+  const bool pld = std::find(choice.names.begin(), choice.names.end(), "pld") != choice.names.end();
+  if (pld && !f.accountant.settings.count("--pld-tolerance")) {
+    auto rdp = make_accountant("rdp", choice.options);
+    try {
+      if (!rdp->unsupported_reason(*all)) {
+        rdp->compose(*all);
+        const Guarantee g = rdp->epsilon(b.delta);
+        if (g.bound == BoundKind::upper)
+          choice.options.pld.tolerance =
+              ledger_pld_tolerance(b, g.epsilon, choice.options.pld.tolerance);
+      }
+    } catch (const UnsupportedEvent&) {
+      // rdp cannot bound it: pld keeps its tolerance.
+    }
+  }
+  if (pld) rep.inputs.add("pld_tolerance", report::number(choice.options.pld.tolerance));
   Question q;
-  q.event = planned_event(in_force);
+  q.event = all;
   q.accountants = choice;
   q.targets = {b.delta};
   const Answer answer = dpb::answer(q);
