@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -244,4 +246,126 @@ TEST_CASE("ledger: bad input and unusable files get one line and leave the ledge
                       "-q", "0.01", "--sigma", "1", "--steps", "10"})
             .status == kUnavailable);
   CHECK(slurp(ledger.path) == before);
+}
+
+namespace dataset_ledger_e2e {
+
+/// The Renyi filter's default orders, as docs/ledger.md#renyi-filter lists them.
+const std::vector<double> kOrders = {1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 16, 20, 32, 64};
+
+std::string row_value(const nlohmann::json& status, const std::string& basis,
+                      const std::string& accountant, const std::string& key) {
+  for (const auto& row : status.at("results"))
+    if (row.at("basis") == basis && row.at("accountant") == accountant && row.contains(key))
+      return row.at(key).dump();
+  FAIL("no " << basis << " row of " << accountant << " with " << key);
+  return "";
+}
+
+}  // namespace dataset_ledger_e2e
+
+TEST_CASE(
+    "ledger: what is left, under the filter by the closed form and planned by epsilon --spec") {
+  LedgerFile ledger("left");
+  REQUIRE(
+      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "3", "--delta", "1e-6"})
+          .status == 0);
+  const TempFile g("ledger_left_g.json", R"({"gaussian": {"noise_multiplier": 4}})");
+  for (const char* name : {"a", "b"})
+    REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", name, "--spec", g.path})
+                .status == 0);
+  const TempFile next("ledger_left_next.json",
+                      R"({"self_composed": {"count": {"solve": true}, "event": )"
+                      R"({"gaussian": {"noise_multiplier": 10}}}})");
+  const auto status = json_of(run_dpbudget(
+      {"ledger-status", "--ledger", ledger.path, "--next-spec", next.path, "--format", "json"}));
+  // Under the filter: the largest k with 2 alpha/32 + k alpha/200 <= B(alpha)
+  // at some order, B(alpha) = 3 - log(14/1e-6)/(alpha - 1) (Gaussian RDP
+  // alpha/(2 sigma^2), Mironov 2017, Prop. 7).
+  long expected = 0;
+  for (double a : kOrders) {
+    const double room = 3 - std::log(14 / 1e-6) / (a - 1) - 2 * a / 32;
+    if (room > 0) expected = std::max(expected, static_cast<long>(std::floor(room * 200 / a)));
+  }
+  REQUIRE(expected > 10);
+  const long adaptive = std::stol(row_value(status, "left_adaptive", "renyi_filter", "count"));
+  CHECK(adaptive <= expected);
+  CHECK(adaptive >= expected - 1);  // the sums are rounded up: the edge may cost one
+  // Planned, by rdp: the export plus that many releases fits, one more does not.
+  const long planned = std::stol(row_value(status, "left_planned", "rdp", "count"));
+  CHECK(planned > adaptive);  // the planned total is the tighter figure
+  const Run exported = run_dpbudget({"ledger-export", "--ledger", ledger.path});
+  REQUIRE(exported.status == 0);
+  const auto with_next = [&](long k) {
+    nlohmann::json spec = nlohmann::json::parse(exported.out);
+    spec["composed"].push_back(
+        {{"self_composed", {{"count", k}, {"event", {{"gaussian", {{"noise_multiplier", 10}}}}}}}});
+    const TempFile file("ledger_left_spec.json", spec.dump());
+    const auto r = json_of(run_dpbudget({"epsilon", "--spec", file.path, "--delta", "1e-6",
+                                         "--accountant", "rdp", "--format", "json"}));
+    return r.at("results").at(0).at("epsilon").get<double>();
+  };
+  CHECK(with_next(planned) <= 3);
+  CHECK(with_next(planned + 1) > 3);
+}
+
+TEST_CASE("ledger: the GDP filter takes Gaussian releases and sums their mu^2") {
+  LedgerFile ledger("gdp");
+  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "2", "--delta", "1e-6",
+                        "--filter", "gdp"})
+              .status == 0);
+  const TempFile g4("ledger_gdp4.json", R"({"gaussian": {"noise_multiplier": 4}})");
+  const TempFile g3(
+      "ledger_gdp3.json",
+      R"({"self_composed": {"count": 2, "event": {"gaussian": {"noise_multiplier": 6}}}})");
+  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "a", "--spec", g4.path})
+              .status == 0);
+  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "b", "--spec", g3.path})
+              .status == 0);
+  // A subsampled Gaussian has only a central-limit mu: refused, nothing written.
+  const std::string before = slurp(ledger.path);
+  const Run sgd = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "c", "-q", "0.01",
+                                "--sigma", "1", "--steps", "10"});
+  CHECK(sgd.status == kUsage);
+  CHECK(sgd.err.find("Gaussian") != std::string::npos);
+  CHECK(slurp(ledger.path) == before);
+  // The filter needs the epsilon of sqrt(1/16 + 2/36)-GDP at 1e-6, which
+  // `dpbudget gdp --mu` states independently (Dong, Roth & Su 2022, Cor. 2.13).
+  const double mu = std::sqrt(1.0 / 16 + 2.0 / 36);
+  const auto status =
+      json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "--format", "json"}));
+  const double needed =
+      std::stod(row_value(status, "adaptive", "gdp_filter", "filter_needs_epsilon"));
+  const auto gdp = json_of(
+      run_dpbudget({"gdp", "--mu", std::to_string(mu), "--delta", "1e-6", "--format", "json"}));
+  const double direct = gdp.at("results").at(0).at("epsilon").get<double>();
+  CHECK(needed >= direct * (1 - 1e-6));
+  CHECK(needed == doctest::Approx(direct).epsilon(1e-5));
+}
+
+TEST_CASE("ledger: report --ledger states what the dataset has spent in all") {
+  LedgerFile ledger("report");
+  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
+                        "1e-6", "--dataset", "census 2026"})
+              .status == 0);
+  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "run-a", "-q", "0.01",
+                        "--sigma", "1.1", "--steps", "10000"})
+              .status == 0);
+  const Run recorded = run_dpbudget({"report", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
+                                     "--delta", "1e-6", "--ledger", ledger.path});
+  REQUIRE(recorded.status == 0);
+  CHECK(recorded.out.find("## The dataset's budget") != std::string::npos);
+  CHECK(recorded.out.find("census 2026") != std::string::npos);
+  CHECK(recorded.out.find("This release is entry 1 ('run-a'") != std::string::npos);
+  CHECK(recorded.out.find("Renyi filter") != std::string::npos);
+  // Another run, not recorded: said in a warning.
+  const Run other = run_dpbudget({"report", "-q", "0.01", "--sigma", "1.1", "--steps", "5000",
+                                  "--delta", "1e-6", "--ledger", ledger.path});
+  REQUIRE(other.status == 0);
+  CHECK(other.out.find("not recorded in the dataset's ledger") != std::string::npos);
+  // --key-file without --ledger does nothing: refused.
+  const TempFile key("ledger_report_key", "0123456789abcdef0123456789abcdef");
+  CHECK(run_dpbudget({"report", "-q", "0.01", "--sigma", "1.1", "--steps", "10", "--delta", "1e-6",
+                      "--key-file", key.path})
+            .status == kUsage);
 }

@@ -144,7 +144,10 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
 }
 
 void check_chain(const OpenLedger& ledger, const std::vector<store::Entry>& stored) {
-  if (ledger.store->keyed() && !ledger.has_key) return;
+  if (ledger.store->keyed() && !ledger.has_key)
+    throw LedgerError(ledger.path +
+                      ": --key-file: this ledger is keyed; its hash chain is checked (and the "
+                      "ledger read) only with its key");
   const auto problems = store::verify_chain(*ledger.store, stored);
   if (problems.empty()) return;
   const auto& p = problems.front();

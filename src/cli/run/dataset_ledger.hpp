@@ -67,9 +67,8 @@ struct LedgerEntry {
 /// Every entry, read in one transaction, after the hash chain is checked
 /// (docs/ledger.md#verify): throws LedgerAltered when it breaks, so that no
 /// verb decides or reports on an altered ledger (ledger-verify names the
-/// entries). A keyed ledger opened without its key is read unchecked (its
-/// hashes need the key; writing to it needs the key). Throws LedgerError for a
-/// store's failure.
+/// entries). A keyed ledger is read only with its key (its hashes need it):
+/// LedgerError without. Throws LedgerError for a store's failure.
 std::vector<store::Entry> checked_entries(const OpenLedger& ledger);
 /// The chain check of checked_entries() on entries already read (inside a
 /// write transaction).
