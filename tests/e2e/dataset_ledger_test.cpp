@@ -369,3 +369,33 @@ TEST_CASE("ledger: report --ledger states what the dataset has spent in all") {
                       "--key-file", key.path})
             .status == kUsage);
 }
+
+TEST_CASE("ledger: a next DP-SGD run's steps or sigma left, as the marked spec of that run gives") {
+  LedgerFile ledger("next_run");
+  REQUIRE(
+      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
+          .status == 0);
+  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "a", "-q", "0.01",
+                        "--sigma", "1.1", "--steps", "10000"})
+              .status == 0);
+  const auto flags = json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "-q", "0.01",
+                                           "--sigma", "1.1", "--format", "json"}));
+  const TempFile marked("ledger_next_marked.json",
+                        R"({"self_composed": {"count": {"solve": true}, "event": )"
+                        R"({"poisson_sampled": {"sampling_probability": 0.01, "event": )"
+                        R"({"gaussian": {"noise_multiplier": 1.1}}}}}})");
+  const auto spec = json_of(run_dpbudget(
+      {"ledger-status", "--ledger", ledger.path, "--next-spec", marked.path, "--format", "json"}));
+  for (const char* basis : {"left_adaptive", "left_planned"}) {
+    CAPTURE(basis);
+    const std::string accountant = std::string(basis) == "left_adaptive" ? "renyi_filter" : "rdp";
+    const std::string steps = row_value(flags, basis, accountant, "steps");
+    CHECK(steps == row_value(spec, basis, accountant, "count"));
+    CHECK(std::stol(steps) > 1000);
+  }
+  // Both or neither of --steps and --sigma: refused, naming them.
+  const Run both = run_dpbudget(
+      {"ledger-status", "--ledger", ledger.path, "-q", "0.01", "--sigma", "1", "--steps", "10"});
+  CHECK(both.status == kUsage);
+  CHECK(both.err.find("leave one out") != std::string::npos);
+}

@@ -87,7 +87,7 @@ std::vector<Step> section_steps() {
     }
     if (!console) continue;
     if (l.rfind("$ ", 0) != 0) {
-      REQUIRE_MESSAGE(!steps.empty() && steps.back().block == block,
+      REQUIRE_MESSAGE((!steps.empty() && steps.back().block == block),
                       "docs/guide.md:" << at << ": output before any `$ ` command in its block");
       steps.back().shown += l + "\n";
       continue;

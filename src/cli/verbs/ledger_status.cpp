@@ -13,6 +13,7 @@
 #include "cli/flags/accountant_flags.hpp"
 #include "cli/flags/flag_values.hpp"
 #include "cli/flags/output_flags.hpp"
+#include "cli/flags/run_parameters.hpp"
 #include "cli/input/spec_input.hpp"
 #include "cli/run/dataset_ledger.hpp"
 #include "cli/run/ledger.hpp"
@@ -26,8 +27,68 @@ struct LedgerStatusFlags {
   LedgerFileFlags file;
   AccountantFlags accountant;
   std::string next_spec;
+  DpSgdFlags run;  ///< a next DP-SGD run with --steps or --sigma left out
   OutputFlags output;
 };
+
+/// A next release with one value to solve (docs/ledger.md#whats-left).
+struct NextRelease {
+  LedgerOf event_of;
+  RunUnknown unknown = RunUnknown::steps;
+  std::string field;  ///< the column of the value: count, noise_multiplier, scale, steps
+  std::string where;  ///< what is solved, in words: a JSON pointer or a flag
+};
+
+bool any_run_flag(const DpSgdFlags& run) {
+  for (const auto& p : kRunParameters)
+    if (given(run, p.id)) return true;
+  return false;
+}
+
+/// --next-spec with one value marked, or the DP-SGD flags with --steps (the
+/// largest count) or --sigma (the smallest noise) left out; nullopt: neither.
+std::optional<NextRelease> next_release(const LedgerStatusFlags& f) {
+  if (!f.next_spec.empty()) {
+    refuse_run_flags(f.run, "--next-spec", "the spec file describes the next release");
+    MarkedLedger marked;
+    try {
+      marked = parse_marked_ledger(read_spec_text(f.next_spec));
+    } catch (const SpecError& e) {
+      throw UsageError(std::string("--next-spec: ") + e.what());
+    }
+    if (marked.marks.size() != 1)
+      throw UsageError("--next-spec: mark exactly one value {\"solve\": true} (found " +
+                       std::to_string(marked.marks.size()) + ")");
+    const LedgerMark mark = marked.marks.front();
+    return NextRelease{marked_event(marked, 0), mark.unknown, std::string(mark.field),
+                       mark.pointer};
+  }
+  if (!any_run_flag(f.run)) return std::nullopt;
+  const bool steps = given(f.run, RunParam::steps) || given(f.run, RunParam::epochs);
+  const bool sigma =
+      given(f.run, RunParam::noise_multiplier) || given(f.run, RunParam::group_noise_multipliers);
+  if (steps == sigma)
+    throw UsageError(
+        std::string(steps ? "--steps and --sigma: leave one out" : "--steps or --sigma is needed") +
+        " (a next run's largest number of steps, or its smallest noise multiplier, "
+        "is what is left)");
+  if (given(f.run, RunParam::clipping_count_noise))
+    throw UsageError(
+        "--clipping-count-noise: not with a next run to solve (its combined noise "
+        "multiplier is not solved here)");
+  const Unknown unknown = steps ? Unknown::noise_multiplier : Unknown::steps;
+  const DpSgdRun base = derive(single_values(f.run), unknown);
+  LedgerOf event_of = [base, unknown](double v) {
+    DpSgdRun r = base;
+    if (unknown == Unknown::steps)
+      r.steps = static_cast<std::int64_t>(v);
+    else
+      r.noise_multiplier = v;
+    return dp_sgd_event(r);
+  };
+  return NextRelease{std::move(event_of), unknown, unknown == Unknown::steps ? "steps" : "sigma",
+                     unknown == Unknown::steps ? "--steps" : "--sigma"};
+}
 
 using report::Rounding;
 
@@ -48,18 +109,8 @@ report::Record filter_row(const DatasetBudget& b, const FilterState& s, std::siz
 /// under each planned accountant.
 void add_left_rows(report::Report& rep, const OpenLedger& ledger, const FilterState* state,
                    const std::vector<const LedgerEntry*>& in_force, const AccountantChoice& choice,
-                   const std::string& file) {
-  MarkedLedger marked;
-  try {
-    marked = parse_marked_ledger(read_spec_text(file));
-  } catch (const SpecError& e) {
-    throw UsageError(std::string("--next-spec: ") + e.what());
-  }
-  if (marked.marks.size() != 1)
-    throw UsageError("--next-spec: mark exactly one value {\"solve\": true} (found " +
-                     std::to_string(marked.marks.size()) + ")");
-  const LedgerMark& mark = marked.marks.front();
-  const LedgerOf next = marked_event(marked, 0);
+                   const NextRelease& mark) {
+  const LedgerOf& next = mark.event_of;
   const DatasetBudget& b = ledger.budget;
   const CalibrationSettings settings;
   const auto value_cell = [&](double v) {
@@ -70,7 +121,7 @@ void add_left_rows(report::Report& rep, const OpenLedger& ledger, const FilterSt
     report::Record r;
     r.add("basis", report::text(basis));
     r.add("accountant", report::text(method));
-    r.add("field", report::text(mark.pointer));
+    r.add("solved", report::text(mark.where));
     return r;
   };
   if (state) {
@@ -110,6 +161,7 @@ void add_left_rows(report::Report& rep, const OpenLedger& ledger, const FilterSt
 
 int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostream& err) {
   AccountantChoice choice = resolve(f.accountant);
+  const std::optional<NextRelease> next = next_release(f);
   check_output_flags(f.output);
   if (only_checking()) return kOk;
   OpenLedger ledger = open_ledger(f.file, false);
@@ -179,8 +231,7 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
                   "its guarantee"
                 : "planned: the total if every release was fixed in advance (not valid for "
                   "releases chosen from what earlier ones showed; then the filter's holds)");
-  if (!f.next_spec.empty())
-    add_left_rows(rep, ledger, state ? &*state : nullptr, in_force, choice, f.next_spec);
+  if (next) add_left_rows(rep, ledger, state ? &*state : nullptr, in_force, choice, *next);
   finish(rep, f.output, out, err);
   return kOk;
 }
@@ -194,6 +245,7 @@ Verb declare_ledger_status(CLI::App& command) {
       "--next-spec", f->next_spec,
       "a next release as a spec with one value {\"solve\": true} (a count, a noise multiplier or "
       "a scale): what is left, as its largest count or smallest noise"));
+  add_dp_sgd_flags(*cmd, f->run);
   add_output_flags(*cmd, f->output);
   return verb_of(cmd, f, run_ledger_status);
 }
@@ -204,7 +256,8 @@ extern const VerbDescriptor kLedgerStatusVerb{
     "ledger-status",
     "what a ledger's dataset has spent: the filter's adaptive guarantee, the planned total by "
     "each accountant, and what is left for a next release (--next-spec)",
-    {"dpbudget ledger-status --ledger census.ledger --accountant rdp,pld"},
+    {"dpbudget ledger-status --ledger census.ledger --accountant rdp,pld",
+     "dpbudget ledger-status --ledger census.ledger -q 0.01 --sigma 1.1"},
     declare_ledger_status};
 
 }  // namespace dpb::cli
