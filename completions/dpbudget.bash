@@ -627,10 +627,23 @@ _dpbudget() {
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --next-spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        --dataset-size) COMPREPLY=(); return ;;
+        --batch-size) COMPREPLY=(); return ;;
+        --accumulation-steps) COMPREPLY=(); return ;;
+        --epochs) COMPREPLY=(); return ;;
+        --last-batch) COMPREPLY=($(compgen -W 'drop keep' -- "$cur")); return ;;
+        --sampling) COMPREPLY=($(compgen -W 'poisson without-replacement shuffle balls-in-bins' -- "$cur")); return ;;
+        --group-noise-multipliers) COMPREPLY=(); return ;;
+        --participations) COMPREPLY=(); return ;;
+        --records-per-user) COMPREPLY=(); return ;;
+        --clipping-count-noise) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec --format --precision'
+      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --format --precision'
       ;;
     ledger-history)
       case $prev in
