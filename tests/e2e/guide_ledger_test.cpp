@@ -1,6 +1,7 @@
 // docs/guide.md, section "A dataset's budget over time" (from its heading to
-// the next "## " heading): the section is one console session, and this test
-// replays it and checks that every command prints what the guide shows.
+// the next "## " heading outside a fenced block): the section is one console
+// session, and this test replays it and checks that every command prints what
+// the guide shows.
 //
 // The convention, for whoever edits that section:
 //  - Its ```console blocks, in order, are one session run in one fresh, empty
@@ -58,19 +59,30 @@ struct Step {
   std::string shown;    // lines joined with '\n', each ending in one
 };
 
-/// The section's commands in order, from its ```console blocks.
+/// The section's commands in order, from its ```console blocks. The section
+/// ends at the next "## " heading outside a block (a report's Markdown inside
+/// one has headings too).
 std::vector<Step> section_steps() {
   const std::string guide = slurp(DPBUDGET_GUIDE);
-  const auto start = guide.find(std::string("\n") + kSection + "\n");
-  REQUIRE_MESSAGE(start != std::string::npos, "docs/guide.md has no heading '" << kSection << "'");
-  const auto end = guide.find("\n## ", start + 1);
-  const std::string section = guide.substr(start + 1, end == std::string::npos ? end : end - start);
-  int line_no = 1;
-  for (std::size_t i = 0; i <= start; ++i) line_no += guide[i] == '\n' ? 1 : 0;
-
   std::vector<std::string> lines;
-  std::istringstream in(section);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  int line_no = 0;  // of lines[0]
+  {
+    std::istringstream in(guide);
+    bool inside = false, fenced = false;
+    int n = 0;
+    for (std::string l; std::getline(in, l);) {
+      ++n;
+      if (l.rfind("```", 0) == 0) fenced = !fenced;
+      if (!fenced && l == kSection) {
+        inside = true;
+        line_no = n;
+      } else if (inside && !fenced && l.rfind("## ", 0) == 0) {
+        break;
+      }
+      if (inside) lines.push_back(l);
+    }
+  }
+  REQUIRE_MESSAGE(!lines.empty(), "docs/guide.md has no heading '" << kSection << "'");
 
   std::vector<Step> steps;
   const std::regex heredoc(R"(<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?)");
@@ -191,6 +203,23 @@ dpb::test::Run run_in_session(const SessionDir& dir, const std::string& command,
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), slurp(out), slurp(err)};
 }
 
+/// "line N: the guide shows 'A', this binary prints 'B'", N the first line of
+/// the output that differs.
+std::string first_difference(const std::string& shown, const std::string& printed) {
+  std::istringstream a(shown), b(printed);
+  std::string la, lb;
+  for (int n = 1;; ++n) {
+    const bool more_a = static_cast<bool>(std::getline(a, la));
+    const bool more_b = static_cast<bool>(std::getline(b, lb));
+    if (!more_a && !more_b) return "they differ only in their last newline";
+    if (!more_a) la = "(nothing)";
+    if (!more_b) lb = "(nothing)";
+    if (!more_a || !more_b || la != lb)
+      return "output line " + std::to_string(n) + ": the guide shows '" + la +
+             "', this binary prints '" + lb + "'";
+  }
+}
+
 bool have_sqlite3() {
   return std::system("command -v sqlite3 >/dev/null 2>&1") == 0;
 }
@@ -225,7 +254,7 @@ TEST_CASE("docs/guide.md: the dataset ledger section is one session of this bina
     std::smatch m;
     if (std::regex_match(s.command, m, export_line)) {
       env.set(m[1], m[2]);
-      CHECK_MESSAGE(s.shown.empty(), where << " shows output");
+      if (!s.shown.empty()) FAIL_CHECK(where << " shows output; an export prints nothing");
       previous = 0;
       continue;
     }
@@ -252,23 +281,23 @@ TEST_CASE("docs/guide.md: the dataset ledger section is one session of this bina
     if (shown_hashes.size() == printed_hashes.size()) {
       for (std::size_t k = 0; k < shown_hashes.size(); ++k) {
         const auto entry = hash_of.emplace(shown_hashes[k], printed_hashes[k]).first;
-        CHECK_MESSAGE(entry->second == printed_hashes[k],
-                      where << ": the guide shows hash " << shown_hashes[k]
-                            << " where an earlier command printed another one: the "
-                               "section's outputs are not from one session");
+        if (entry->second != printed_hashes[k])
+          FAIL_CHECK(where << ": the guide shows hash " << shown_hashes[k]
+                           << " where an earlier command printed another one: the "
+                              "section's outputs are not from one session");
       }
     }
-    CHECK_MESSAGE(normalised(printed) == normalised(s.shown),
-                  where << " prints other than the guide shows (hashes and times aside).\n"
-                        << "--- the guide shows:\n"
-                        << normalised(s.shown) << "--- this binary prints (exit status "
-                        << r.status << "):\n"
-                        << normalised(printed) << "---");
+    const std::string got = normalised(printed), want = normalised(s.shown);
+    if (got != want)
+      FAIL_CHECK(where << " prints other than the guide shows (hashes and times aside); "
+                       << first_difference(want, got) << "\n--- the guide shows:\n"
+                       << want << "--- this binary prints (exit status " << r.status << "):\n"
+                       << got << "---");
     const bool status_shown =
         i + 1 < steps.size() && steps[i + 1].block == s.block && steps[i + 1].command == "echo $?";
-    CHECK_MESSAGE((r.status == 0 || status_shown),
-                  where << " exits " << r.status
-                        << ", which the guide does not show: follow it with `$ echo $?`");
+    if (r.status != 0 && !status_shown)
+      FAIL_CHECK(where << " exits " << r.status
+                       << ", which the guide does not show: follow it with `$ echo $?`");
     previous = r.status;
   }
 }
