@@ -29,7 +29,16 @@ constexpr int kBusyTimeoutMs = 60000;
 constexpr const char* kHashName = "hash";
 constexpr const char* kKeyCheckName = "key_check";
 
-std::string sqlite_message(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
+/// SQLite's message, with what it means when the file cannot be written.
+std::string sqlite_message(sqlite3* db) {
+  if (!db) return "out of memory";
+  std::string message = sqlite3_errmsg(db);
+  if ((sqlite3_extended_errcode(db) & 0xff) == SQLITE_READONLY)
+    message +=
+        " (the file, or its directory, where SQLite writes its journal beside it, is not "
+        "writable)";
+  return message;
+}
 
 StoreError::Kind kind_of(int code) {
   switch (code & 0xff) {
@@ -109,7 +118,7 @@ class SqliteLedgerStore final : public LedgerStore {
     char* message = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
       const int code = sqlite3_extended_errcode(db_);
-      std::string why = message ? message : sqlite_message(db_);
+      std::string why = sqlite_message(db_);
       sqlite3_free(message);
       throw StoreError(kind_of(code), path_ + ": " + doing + ": " + why);
     }
@@ -227,15 +236,7 @@ class SqliteLedgerStore final : public LedgerStore {
     if (keyed() && !key_)
       throw StoreError(StoreError::Kind::key,
                        path_ + ": --key-file: this ledger is keyed; give its key to write to it");
-    try {
-      exec("BEGIN IMMEDIATE", "cannot lock for writing");
-    } catch (const StoreError& e) {
-      if ((sqlite3_extended_errcode(db_) & 0xff) != SQLITE_READONLY) throw;
-      throw StoreError(StoreError::Kind::io,
-                       std::string(e.what()) +
-                           " (the file, or its directory, where SQLite writes its journal "
-                           "beside it, is not writable)");
-    }
+    exec("BEGIN IMMEDIATE", "cannot lock for writing");
     try {
       const auto current = read_entries();
       auto content = decide(current);

@@ -1,5 +1,6 @@
 #include "cli/run/dataset_ledger.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "accounting/errors.hpp"
 #include "cli/errors.hpp"
 #include "cli/flags/choices.hpp"
 #include "cli/flags/neighbouring_choices.hpp"
@@ -140,20 +142,27 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
   } catch (const std::exception& e) {
     throw LedgerError(path + ": its budget does not read: " + e.what());
   }
+  require_key(out);
   return out;
 }
 
-void check_chain(const OpenLedger& ledger, const std::vector<store::Entry>& stored) {
+void require_key(const OpenLedger& ledger) {
   if (ledger.store->keyed() && !ledger.has_key)
     throw LedgerError(ledger.path +
-                      ": --key-file: this ledger is keyed; its hash chain is checked (and the "
-                      "ledger read) only with its key");
+                      ": --key-file: this ledger is keyed; it is read, checked and written only "
+                      "with its key");
+}
+
+void check_chain(const OpenLedger& ledger, const std::vector<store::Entry>& stored) {
+  require_key(ledger);
   const auto problems = store::verify_chain(*ledger.store, stored);
   if (problems.empty()) return;
   const auto& p = problems.front();
-  throw LedgerAltered(ledger.path + ": altered (" +
-                      (p.seq > 0 ? "entry " + std::to_string(p.seq) + " " : std::string()) +
-                      p.what + "); nothing decided or recorded; run 'dpbudget ledger-verify'");
+  std::string where;
+  for (const auto& e : stored)
+    if (e.seq == p.seq) where = "entry " + std::to_string(e.seq) + " ('" + e.content.name + "'): ";
+  throw LedgerAltered(ledger.path + ": altered (" + where + p.what +
+                      "); nothing decided or recorded; run 'dpbudget ledger-verify'");
 }
 
 std::vector<store::Entry> checked_entries(const OpenLedger& ledger) {
@@ -165,6 +174,24 @@ std::vector<store::Entry> checked_entries(const OpenLedger& ledger) {
   }
   check_chain(ledger, stored);
   return stored;
+}
+
+void use_ledger_pld_tolerance(AccountantChoice& choice, const DatasetBudget& budget,
+                              const DpEvent& all) {
+  if (std::find(choice.names.begin(), choice.names.end(), "pld") == choice.names.end()) return;
+  AccountantOptions options = choice.options;
+  options.neighbouring = budget.neighbouring;
+  auto rdp = make_accountant("rdp", options);
+  try {
+    if (rdp->unsupported_reason(all)) return;
+    rdp->compose(all);
+    const Guarantee g = rdp->epsilon(budget.delta);
+    if (g.bound == BoundKind::upper)
+      choice.options.pld.tolerance =
+          ledger_pld_tolerance(budget, g.epsilon, choice.options.pld.tolerance);
+  } catch (const UnsupportedEvent&) {
+    // rdp cannot bound it: pld keeps its tolerance.
+  }
 }
 
 std::string release_body(const std::string& event_json, PrivacyUnit unit, const Contribution& c) {

@@ -70,9 +70,17 @@ struct LedgerEntry {
 /// entries). A keyed ledger is read only with its key (its hashes need it):
 /// LedgerError without. Throws LedgerError for a store's failure.
 std::vector<store::Entry> checked_entries(const OpenLedger& ledger);
+/// Refuses a keyed ledger opened without its key (LedgerError).
+void require_key(const OpenLedger& ledger);
 /// The chain check of checked_entries() on entries already read (inside a
 /// write transaction).
 void check_chain(const OpenLedger& ledger, const std::vector<store::Entry>& stored);
+
+/// When `choice` asks pld: its tolerance set to ledger_pld_tolerance() with
+/// rdp's sound upper bound on `all` as the reference
+/// (docs/ledger.md#planned-precision); unchanged when rdp cannot bound it.
+void use_ledger_pld_tolerance(AccountantChoice& choice, const DatasetBudget& budget,
+                              const DpEvent& all);
 
 /// Reads every entry's body. Throws LedgerError naming an entry that does not read.
 std::vector<LedgerEntry> read_entries(const std::vector<store::Entry>& stored);

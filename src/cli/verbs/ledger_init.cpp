@@ -77,6 +77,10 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
     if (e.field() == "orders") throw UsageError("--filter-orders: " + std::string(e.what() + 8));
     throw;
   }
+  if (!f.planned && !f.accountant.empty())
+    throw UsageError(
+        "--planned-accountants: only with --planned (an adaptive ledger's filter decides; its "
+        "planned total is asked with ledger-status --accountant)");
   const std::vector<std::string> accountants = f.accountant.empty()
                                                    ? std::vector<std::string>{"rdp", "pld"}
                                                    : parse_accountants_flag(f.accountant);
@@ -110,7 +114,7 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
   }
   std::string list;
   for (const auto& a : accountants) list += (list.empty() ? "" : ",") + a;
-  r.add("planned_accountants", report::text(list));
+  if (budget.mode == LedgerMode::planned) r.add("planned_accountants", report::text(list));
   r.add("keyed", report::boolean(created->keyed()));
   r.add("head", report::text(created->header_hash()));
   rep.results.push_back(std::move(r));

@@ -180,7 +180,8 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
   rep.inputs.add("mode", report::text(std::string(to_string(b.mode))));
   rep.inputs.add("entries", report::integer(static_cast<std::int64_t>(entries.size())));
   rep.inputs.add("releases", report::integer(static_cast<std::int64_t>(in_force.size())));
-  if (!stored.empty()) rep.inputs.add("head", report::text(stored.back().hash));
+  rep.inputs.add("head",
+                 report::text(stored.empty() ? ledger.store->header_hash() : stored.back().hash));
 
   std::optional<FilterState> state;
   if (b.mode == LedgerMode::adaptive) {
@@ -199,20 +200,7 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
   // says otherwise (docs/ledger.md#planned-precision).
   const EventPtr all = planned_event(in_force);
   const bool pld = std::find(choice.names.begin(), choice.names.end(), "pld") != choice.names.end();
-  if (pld && !f.accountant.settings.count("--pld-tolerance")) {
-    auto rdp = make_accountant("rdp", choice.options);
-    try {
-      if (!rdp->unsupported_reason(*all)) {
-        rdp->compose(*all);
-        const Guarantee g = rdp->epsilon(b.delta);
-        if (g.bound == BoundKind::upper)
-          choice.options.pld.tolerance =
-              ledger_pld_tolerance(b, g.epsilon, choice.options.pld.tolerance);
-      }
-    } catch (const UnsupportedEvent&) {
-      // rdp cannot bound it: pld keeps its tolerance.
-    }
-  }
+  if (!f.accountant.settings.count("--pld-tolerance")) use_ledger_pld_tolerance(choice, b, *all);
   if (pld) rep.inputs.add("pld_tolerance", report::number(choice.options.pld.tolerance));
   Question q;
   q.event = all;

@@ -2,6 +2,7 @@
 // (docs/ledger.md#verify): an entry edited, removed, inserted or swapped
 // breaks it and is named; with --head, the chain must also end at the head
 // kept elsewhere (which finds the last entries removed). Exit 8 when altered.
+#include <cctype>
 #include <memory>
 
 #include "cli/errors.hpp"
@@ -19,21 +20,24 @@ struct LedgerVerifyFlags {
   OutputFlags output;
 };
 
-/// A head as ledger-add prints it: 64 lower-case hex digits.
+std::string lower_case(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+/// A head as ledger-add prints it: 64 hex digits (lower case once read).
 bool is_head(const std::string& text) {
   return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostream& err) {
-  if (!f.head.empty() && !is_head(f.head))
+  const std::string expected_head = lower_case(f.head);
+  if (!expected_head.empty() && !is_head(expected_head))
     throw UsageError("--head: 64 hex digits, as ledger-add prints the head (got '" + f.head + "')");
   check_output_flags(f.output);
   if (only_checking()) return kOk;
   OpenLedger ledger = open_ledger(f.file, false);
-  if (ledger.store->keyed() && f.file.key_file.empty())
-    throw LedgerError(f.file.ledger +
-                      ": --key-file: this ledger is keyed; its chain is "
-                      "verified only with its key");
+  require_key(ledger);
   std::vector<store::Entry> stored;
   try {
     stored = ledger.store->entries();
@@ -45,11 +49,11 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
   // --head: the chain must contain the head kept elsewhere; entries after it
   // were added since (said, not a fault), none of those up to it removed.
   std::optional<std::int64_t> after_head;
-  if (!f.head.empty()) {
-    if (f.head == ledger.store->header_hash())
+  if (!expected_head.empty()) {
+    if (expected_head == ledger.store->header_hash())
       after_head = static_cast<std::int64_t>(stored.size());
     for (const auto& e : stored)
-      if (e.hash == f.head) after_head = stored.back().seq - e.seq;
+      if (e.hash == expected_head) after_head = stored.back().seq - e.seq;
     if (!after_head)
       problems.push_back({stored.empty() ? 0 : stored.back().seq,
                           "the chain does not contain --head (entries at its end removed, or "

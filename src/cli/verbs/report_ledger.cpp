@@ -28,9 +28,16 @@ void dataset_budget_section(report::Document& doc, const LedgerFileFlags& file,
        " entries).");
   const std::string json = event_to_json(release).dump();
   const LedgerEntry* own = nullptr;
-  for (const auto* r : in_force)
-    if (r->event_json == json) own = r;
-  if (own)
+  const LedgerEntry* voided = nullptr;
+  for (const auto& e : entries)
+    if (!e.is_void && e.event_json == json) (e.voided_by ? voided : own) = &e;
+  if (!own && voided)
+    doc.blocks.push_back(report::Warning{
+        "This release was recorded as entry " + std::to_string(voided->stored.seq) +
+        " and voided by entry " + std::to_string(*voided->voided_by) +
+        " (a release that never ran): the figures below do not include it. If it is released, "
+        "record it again with dpbudget ledger-add first."});
+  else if (own)
     text("This release is entry " + std::to_string(own->stored.seq) + " ('" +
          own->stored.content.name + "', recorded " + own->stored.content.recorded_at + " by " +
          own->stored.content.recorded_by + ").");
@@ -51,6 +58,7 @@ void dataset_budget_section(report::Document& doc, const LedgerFileFlags& file,
   choice.options.neighbouring = b.neighbouring;
   Question q;
   q.event = planned_event(in_force);
+  use_ledger_pld_tolerance(choice, b, *q.event);
   q.accountants = std::move(choice);
   q.targets = {b.delta};
   const Answer answer = dpb::answer(q);
