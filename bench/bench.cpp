@@ -412,12 +412,6 @@ void bench_ledger() {
                 {DPBUDGET_BINARY, "ledger-status", "--ledger", ledger.c_str(), "--accountant",
                  "pld", "--pld-tolerance", "1e-3", nullptr},
                 1);
-  // The same total at pld's own tolerance (an interval within 1e-3 of its
-  // upper end, about 3e-4 wide here): what the ledger's tolerance saves.
-  bench_process("  beside it: the same with --pld-tolerance 1e-3 (pld's default)",
-                {DPBUDGET_BINARY, "ledger-status", "--ledger", ledger.c_str(), "--accountant",
-                 "pld", "--pld-tolerance", "1e-3", nullptr},
-                1);
   std::remove(spec.c_str());
   std::remove(ledger.c_str());
   rmdir(dir);
