@@ -591,7 +591,7 @@ complete -c dpbudget -n '__fish_seen_subcommand_from ledger-export' -l key-file 
 complete -c dpbudget -n '__fish_seen_subcommand_from ledger-verify' -s h -l help -d 'Print this help message and exit'
 complete -c dpbudget -n '__fish_seen_subcommand_from ledger-verify' -l ledger -r -F -d 'the ledger file (SQLite), one per dataset'
 complete -c dpbudget -n '__fish_seen_subcommand_from ledger-verify' -l key-file -r -F -d 'file whose bytes (16 to 4096) key the ledger\'s hash chain (HMAC-SHA-256): given at ledger-init, needed to write and to verify'
-complete -c dpbudget -n '__fish_seen_subcommand_from ledger-verify' -l head -x -d 'the head hash kept elsewhere (printed by ledger-add): the chain must end there'
+complete -c dpbudget -n '__fish_seen_subcommand_from ledger-verify' -l head -x -d 'a head kept elsewhere (ledger-add and ledger-init print it): the chain must contain it'
 complete -c dpbudget -n '__fish_seen_subcommand_from ledger-verify' -l format -x -a 'text json csv markdown' -d 'output: text (default) | json | csv | markdown (GitHub tables)'
 complete -c dpbudget -n '__fish_seen_subcommand_from ledger-verify' -l precision -x -d 'significant digits of numbers in text output, 1..17 (default 6); JSON and CSV are always exact'
 complete -c dpbudget -n '__fish_seen_subcommand_from ledger-void' -s h -l help -d 'Print this help message and exit'

@@ -53,8 +53,8 @@ const char* const kSection = "## A dataset's budget over time";
 
 /// One `$ ` command of the section and what the guide shows after it.
 struct Step {
-  int line = 0;       // of the `$ ` line in docs/guide.md
-  int block = 0;      // the section's console blocks counted from 1
+  int line = 0;         // of the `$ ` line in docs/guide.md
+  int block = 0;        // the section's console blocks counted from 1
   std::string command;  // without the prompt; a here-document's lines included
   std::string shown;    // lines joined with '\n', each ending in one
 };
@@ -120,7 +120,7 @@ std::vector<Step> section_steps() {
         }
       }
       REQUIRE_MESSAGE(closed, "docs/guide.md:" << at << ": the here-document is not ended by '"
-                                                << word << "' inside its block");
+                                               << word << "' inside its block");
     }
     steps.push_back(std::move(s));
   }
@@ -220,9 +220,7 @@ std::string first_difference(const std::string& shown, const std::string& printe
   }
 }
 
-bool have_sqlite3() {
-  return std::system("command -v sqlite3 >/dev/null 2>&1") == 0;
-}
+bool have_sqlite3() { return std::system("command -v sqlite3 >/dev/null 2>&1") == 0; }
 
 }  // namespace guide_ledger_test
 

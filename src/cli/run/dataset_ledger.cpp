@@ -176,6 +176,13 @@ std::vector<store::Entry> checked_entries(const OpenLedger& ledger) {
   return stored;
 }
 
+ReadLedger read_ledger(const LedgerFileFlags& flags) {
+  ReadLedger r{open_ledger(flags, false), {}, {}};
+  r.stored = checked_entries(r.ledger);
+  r.entries = read_entries(r.stored);
+  return r;
+}
+
 void use_ledger_pld_tolerance(AccountantChoice& choice, const DatasetBudget& budget,
                               const DpEvent& all) {
   if (std::find(choice.names.begin(), choice.names.end(), "pld") == choice.names.end()) return;

@@ -76,6 +76,15 @@ void require_key(const OpenLedger& ledger);
 /// write transaction).
 void check_chain(const OpenLedger& ledger, const std::vector<store::Entry>& stored);
 
+/// A ledger opened for reading with its entries, the chain checked
+/// (checked_entries) and every body read (read_entries).
+struct ReadLedger {
+  OpenLedger ledger;
+  std::vector<store::Entry> stored;
+  std::vector<LedgerEntry> entries;
+};
+ReadLedger read_ledger(const LedgerFileFlags& flags);
+
 /// When `choice` asks pld: its tolerance set to ledger_pld_tolerance() with
 /// rdp's sound upper bound on `all` as the reference
 /// (docs/ledger.md#planned-precision); unchanged when rdp cannot bound it.

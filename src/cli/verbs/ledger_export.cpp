@@ -18,10 +18,8 @@ struct LedgerExportFlags {
 
 int run_ledger_export(const LedgerExportFlags& f, std::ostream& out, std::ostream&) {
   if (only_checking()) return kOk;
-  OpenLedger ledger = open_ledger(f.file, false);
-  const std::vector<store::Entry> stored = checked_entries(ledger);
-  const auto entries = read_entries(stored);
-  write_out(out, event_to_json(*planned_event(releases_in_force(entries))).dump(2) + '\n');
+  const ReadLedger read = read_ledger(f.file);
+  write_out(out, event_to_json(*planned_event(releases_in_force(read.entries))).dump(2) + '\n');
   return kOk;
 }
 

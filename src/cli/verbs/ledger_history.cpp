@@ -23,10 +23,9 @@ using report::Rounding;
 int run_ledger_history(const LedgerHistoryFlags& f, std::ostream& out, std::ostream& err) {
   check_output_flags(f.output);
   if (only_checking()) return kOk;
-  OpenLedger ledger = open_ledger(f.file, false);
-  const DatasetBudget& b = ledger.budget;
-  const std::vector<store::Entry> stored = checked_entries(ledger);
-  const auto entries = read_entries(stored);
+  const ReadLedger read = read_ledger(f.file);
+  const DatasetBudget& b = read.ledger.budget;
+  const std::vector<LedgerEntry>& entries = read.entries;
   report::Report rep;
   rep.command = "ledger-history";
   rep.inputs.add("ledger", report::text(f.file.ledger));

@@ -164,10 +164,11 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
   const std::optional<NextRelease> next = next_release(f);
   check_output_flags(f.output);
   if (only_checking()) return kOk;
-  OpenLedger ledger = open_ledger(f.file, false);
+  const ReadLedger read = read_ledger(f.file);
+  const OpenLedger& ledger = read.ledger;
   const DatasetBudget& b = ledger.budget;
-  const std::vector<store::Entry> stored = checked_entries(ledger);
-  const auto entries = read_entries(stored);
+  const std::vector<store::Entry>& stored = read.stored;
+  const std::vector<LedgerEntry>& entries = read.entries;
   const auto in_force = releases_in_force(entries);
   choice.options.neighbouring = b.neighbouring;
 

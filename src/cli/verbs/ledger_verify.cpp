@@ -91,7 +91,7 @@ Verb declare_ledger_verify(CLI::App& command) {
   add_ledger_file_flags(command, f->file);
   command.add_option(
       "--head", f->head,
-      "the head hash kept elsewhere (printed by ledger-add): the chain must end there");
+      "a head kept elsewhere (ledger-add and ledger-init print it): the chain must contain it");
   add_output_flags(command, f->output);
   return verb_of(&command, f, run_ledger_verify);
 }

@@ -9,10 +9,11 @@ namespace dpb::cli::statement {
 
 void dataset_budget_section(report::Document& doc, const LedgerFileFlags& file,
                             const DpEvent& release, AccountantChoice choice) {
-  const OpenLedger ledger = open_ledger(file, false);
+  const ReadLedger read = read_ledger(file);
+  const OpenLedger& ledger = read.ledger;
   const DatasetBudget& b = ledger.budget;
-  const std::vector<store::Entry> stored = checked_entries(ledger);
-  const auto entries = read_entries(stored);
+  const std::vector<store::Entry>& stored = read.stored;
+  const std::vector<LedgerEntry>& entries = read.entries;
   const auto in_force = releases_in_force(entries);
   const auto text = [&](std::string t) { doc.blocks.push_back(report::Paragraph{std::move(t)}); };
   doc.blocks.push_back(report::Heading{2, "The dataset's budget"});
