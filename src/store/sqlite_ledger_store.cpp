@@ -33,6 +33,11 @@ constexpr const char* kKeyCheckName = "key_check";
 std::string sqlite_message(sqlite3* db) {
   if (!db) return "out of memory";
   std::string message = sqlite3_errmsg(db);
+  // The system's reason behind an I/O error: "No space left on device",
+  // "File too large", "Permission denied".
+  if (const int e = sqlite3_system_errno(db);
+      e != 0 && (sqlite3_errcode(db) & 0xff) == SQLITE_IOERR)
+    message += std::string(" (") + std::strerror(e) + ")";
   if ((sqlite3_extended_errcode(db) & 0xff) == SQLITE_READONLY)
     message +=
         " (the file, or its directory, where SQLite writes its journal beside it, is not "
