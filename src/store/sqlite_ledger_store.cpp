@@ -111,9 +111,17 @@ class SqliteLedgerStore final : public LedgerStore {
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     // Rollback journal (one file per ledger; no -wal beside it once closed),
     // and every commit synced before it returns: a transaction survives a
-    // crash or a power cut whole, or is rolled back at the next open.
-    exec("PRAGMA journal_mode=DELETE", "cannot open");
-    exec("PRAGMA synchronous=FULL", "cannot open");
+    // crash or a power cut whole, or is rolled back at the next open. A file
+    // that is no database fails here; the constructor then closes what it
+    // opened (no destructor runs for an object not made).
+    try {
+      exec("PRAGMA journal_mode=DELETE", "cannot open");
+      exec("PRAGMA synchronous=FULL", "cannot open");
+    } catch (...) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw;
+    }
   }
   ~SqliteLedgerStore() override { sqlite3_close(db_); }
   SqliteLedgerStore(const SqliteLedgerStore&) = delete;
