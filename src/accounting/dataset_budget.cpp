@@ -198,6 +198,13 @@ FilterState filter_add(const DatasetBudget& budget, const FilterState& state,
   return s;
 }
 
+std::vector<double> total_curve(const DatasetBudget& budget,
+                                std::span<const Contribution> releases) {
+  std::vector<double> total(budget.orders.size(), 0.0);
+  for (const Contribution& c : releases) add_up(total, c.rdp);
+  return total;
+}
+
 double curve_epsilon(const DatasetBudget& budget, std::span<const double> curve) {
   return epsilon_from_rdp(budget.orders, curve, budget.delta, RdpConversion::improved).epsilon;
 }

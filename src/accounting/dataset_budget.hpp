@@ -104,6 +104,11 @@ FilterState filter_state(const DatasetBudget& budget, std::span<const Contributi
 FilterState filter_add(const DatasetBudget& budget, const FilterState& state,
                        const Contribution& next);
 
+/// The releases' RDP curves at budget.orders added up, rounded up (each
+/// release's curve must be there: Contribution::rdp not empty).
+std::vector<double> total_curve(const DatasetBudget& budget,
+                                std::span<const Contribution> releases);
+
 /// ε of an RDP curve at budget.orders and the budget's δ (the improved
 /// conversion, docs/rdp.md#conversion): a release's own ε or a running
 /// total, valid when the releases are fixed in advance; +inf when unbounded.

@@ -33,7 +33,6 @@ int run_ledger_history(const LedgerHistoryFlags& f, std::ostream& out, std::ostr
   rep.inputs.add("budget_delta", report::number(b.delta));
   // Running sums over the releases in force as of each entry: a release
   // voided later still counts until its void.
-  std::vector<double> running(b.orders.size(), 0.0);
   std::vector<Contribution> so_far;
   std::vector<std::int64_t> seqs;
   bool curves = true;
@@ -63,10 +62,8 @@ int run_ledger_history(const LedgerHistoryFlags& f, std::ostream& out, std::ostr
       if (e.voided_by) r.add("voided_by", report::integer(*e.voided_by));
     }
     if (curves) {
-      std::fill(running.begin(), running.end(), 0.0);
-      for (const auto& c : so_far)
-        for (std::size_t i = 0; i < running.size(); ++i) running[i] += c.rdp[i];
-      r.add("running_epsilon", report::number(curve_epsilon(b, running), Rounding::up));
+      r.add("running_epsilon",
+            report::number(curve_epsilon(b, total_curve(b, so_far)), Rounding::up));
       if (b.mode == LedgerMode::adaptive)
         r.add("filter_used", report::number(filter_state(b, so_far).used, Rounding::up));
     }
