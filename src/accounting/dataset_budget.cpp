@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "accounting/accountant_descriptor.hpp"
 #include "accounting/errors.hpp"
 #include "accounting/gdp/gdp.hpp"
 #include "accounting/gdp/gdp_accountant.hpp"
@@ -226,6 +227,20 @@ double filter_needed_epsilon(const DatasetBudget& budget, const FilterState& sta
 double ledger_pld_tolerance(const DatasetBudget& budget, double reference, double tolerance) {
   if (!(reference > 0) || !std::isfinite(reference)) return tolerance;
   return std::max(tolerance, kLedgerPldWidth * budget.epsilon / reference);
+}
+
+std::vector<std::string> accountants_that_bound(const DpEvent& event, const DatasetBudget& budget,
+                                                std::span<const std::string> excluded) {
+  AccountantOptions options;
+  options.neighbouring = budget.neighbouring;
+  std::vector<std::string> out;
+  for (const auto& d : accountants()) {
+    if (d.dp_sgd_figure == DpSgdFigure::approximation ||
+        std::find(excluded.begin(), excluded.end(), d.name) != excluded.end())
+      continue;
+    if (!d.make(options)->unsupported_reason(event)) out.push_back(d.name);
+  }
+  return out;
 }
 
 PlannedVerdict planned_gate(const EventPtr& all, const DatasetBudget& budget,

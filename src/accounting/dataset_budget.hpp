@@ -134,6 +134,13 @@ inline constexpr double kLedgerPldWidth = 1e-3;
 /// positive and finite.
 double ledger_pld_tolerance(const DatasetBudget& budget, double reference, double tolerance);
 
+/// The registered accountants, other than `excluded`, that can bound `event`
+/// under the budget's relation (as check_budget() names them: an accountant
+/// whose DP-SGD figure is an approximation, gdp's, is left out), for the
+/// message that refuses a release no chosen accountant can bound.
+std::vector<std::string> accountants_that_bound(const DpEvent& event, const DatasetBudget& budget,
+                                                std::span<const std::string> excluded);
+
 /// The planned gate (docs/ledger.md#planned-gate): the composition of every
 /// release (the recorded ones and the next) asked of `accountants` in order
 /// at the budget's δ, stopping at the first sound upper bound within the

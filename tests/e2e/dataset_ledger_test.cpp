@@ -232,7 +232,8 @@ TEST_CASE("ledger: bad input and unusable files get one line and leave the ledge
   const TempFile ed("ledger_ed.json", R"({"epsilon_delta": {"epsilon": 1, "delta": 1e-7}})");
   r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--spec", ed.path});
   CHECK(r.status == kUsage);
-  CHECK(r.err.find("--planned") != std::string::npos);
+  CHECK(r.err.find("--planned, whose accountants rdp, composition, pld bound it") !=
+        std::string::npos);
   CHECK(slurp(ledger.path) == before);
   // Missing file, a file that is no ledger, a wrong key.
   CHECK(run_dpbudget({"ledger-status", "--ledger", ledger.path + ".missing"}).status ==

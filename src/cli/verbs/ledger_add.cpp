@@ -14,6 +14,7 @@
 #include "cli/input/schedule.hpp"
 #include "cli/input/spec_input.hpp"
 #include "cli/run/dataset_ledger.hpp"
+#include "cli/run/result_rows.hpp"
 #include "cli/verbs.hpp"
 #include "report/number_format.hpp"
 
@@ -82,6 +83,12 @@ Release load_release(const LedgerAddFlags& f) {
   return r;
 }
 
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 /// Refuses a release of another unit or relation than the ledger's, or one
 /// its filter cannot take (docs/ledger.md#unit-and-relation).
 void check_release_fits_ledger(const OpenLedger& ledger, const Release& r, const Contribution& c) {
@@ -98,10 +105,15 @@ void check_release_fits_ledger(const OpenLedger& ledger, const Release& r, const
                      " (its --sampling); this ledger's budget is under " +
                      std::string(to_string(b.neighbouring)));
   if (b.mode != LedgerMode::adaptive) return;
-  if (b.filter == LedgerFilter::renyi && (c.rdp.empty() || c.rdp_unusable))
+  if (b.filter == LedgerFilter::renyi && (c.rdp.empty() || c.rdp_unusable)) {
+    const auto bound = accountants_that_bound(*r.event, b, {});
     throw UnsupportedEvent(
         "the Renyi filter cannot take this release: " + c.rdp_unusable.value_or("no RDP curve") +
-        "; record it in a ledger created with --planned");
+        (bound.empty() ? "; no accountant bounds it under " + std::string(to_string(b.neighbouring))
+                       : std::string("; record it in a ledger created with --planned, whose ") +
+                             (bound.size() == 1 ? "accountant " : "accountants ") +
+                             comma_list(bound) + (bound.size() == 1 ? " bounds it" : " bound it")));
+  }
   if (b.filter == LedgerFilter::gdp && !c.mu)
     throw UnsupportedEvent("the Gaussian-DP filter takes only Gaussian mechanisms: " +
                            c.mu_unusable.value_or("no exact mu") +
@@ -172,7 +184,9 @@ report::Record add_record(const LedgerAddFlags& f, const OpenLedger& ledger, con
 }
 
 /// The one stderr line of a release that does not fit, and its exit status.
-int refusal(const LedgerAddFlags& f, const DatasetBudget& b, const Decision& d, std::ostream& err) {
+int refusal(const LedgerAddFlags& f, const OpenLedger& ledger, const DpEvent& release,
+            const Decision& d, std::ostream& err) {
+  const DatasetBudget& b = ledger.budget;
   const std::string name = report::escape_control(f.name);
   std::string why;
   if (d.after) {
@@ -187,7 +201,11 @@ int refusal(const LedgerAddFlags& f, const DatasetBudget& b, const Decision& d, 
     std::string reasons;
     for (const auto& s : d.planned->skipped) reasons += "; " + s;
     for (const auto& g : d.planned->guarantees)
-      reasons += "; " + g.accountant + " gives only an " + std::string(to_string(g.bound));
+      reasons += "; " + g.accountant + " gives only an " + claim_words(g.bound);
+    const auto others = accountants_that_bound(release, b, ledger.accountants);
+    if (!others.empty())
+      reasons += "; accountants that would bound this release: " + comma_list(others) +
+                 " (a ledger created with --planned-accountants naming them)";
     err << "dpbudget: error: '" << name
         << "': no accountant of this ledger gives a sound upper bound for the planned total"
         << report::escape_control(reasons) << "; nothing recorded\n";
@@ -236,7 +254,7 @@ int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err
   rep.command = "ledger-add";
   rep.results.push_back(add_record(f, ledger, d, recorded, own_epsilon(b, *release.event)));
   finish(rep, f.output, out, err);
-  return d.admitted ? kOk : refusal(f, b, d, err);
+  return d.admitted ? kOk : refusal(f, ledger, *release.event, d, err);
 }
 
 Verb declare_ledger_add(CLI::App& command) {
