@@ -399,4 +399,10 @@ TEST_CASE("ledger: a next DP-SGD run's steps or sigma left, as the marked spec o
       {"ledger-status", "--ledger", ledger.path, "-q", "0.01", "--sigma", "1", "--steps", "10"});
   CHECK(both.status == kUsage);
   CHECK(both.err.find("leave one out") != std::string::npos);
+  // A next run ledger-add would refuse (another relation) is refused here too.
+  const Run shuffled =
+      run_dpbudget({"ledger-status", "--ledger", ledger.path, "--sampling", "shuffle",
+                    "--dataset-size", "1000", "--batch-size", "10", "--sigma", "1"});
+  CHECK(shuffled.status == kUsage);
+  CHECK(shuffled.err.find("replace_special") != std::string::npos);
 }

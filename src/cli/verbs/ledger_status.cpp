@@ -37,6 +37,10 @@ struct NextRelease {
   RunUnknown unknown = RunUnknown::steps;
   std::string field;  ///< the column of the value: count, noise_multiplier, scale, steps
   std::string where;  ///< what is solved, in words: a JSON pointer or a flag
+  /// A next DP-SGD run's unit and the relation its sampling fixes (as
+  /// ledger-add reads them), checked against the ledger's; unset for a spec.
+  std::optional<PrivacyUnit> unit;
+  std::optional<Neighbouring> relation;
 };
 
 bool any_run_flag(const DpSgdFlags& run) {
@@ -60,8 +64,12 @@ std::optional<NextRelease> next_release(const LedgerStatusFlags& f) {
       throw UsageError("--next-spec: mark exactly one value {\"solve\": true} (found " +
                        std::to_string(marked.marks.size()) + ")");
     const LedgerMark mark = marked.marks.front();
-    return NextRelease{marked_event(marked, 0), mark.unknown, std::string(mark.field),
-                       mark.pointer};
+    return NextRelease{marked_event(marked, 0),
+                       mark.unknown,
+                       std::string(mark.field),
+                       mark.pointer,
+                       std::nullopt,
+                       std::nullopt};
   }
   if (!any_run_flag(f.run)) return std::nullopt;
   const bool steps = given(f.run, RunParam::steps) || given(f.run, RunParam::epochs);
@@ -86,8 +94,12 @@ std::optional<NextRelease> next_release(const LedgerStatusFlags& f) {
       r.noise_multiplier = v;
     return dp_sgd_event(r);
   };
-  return NextRelease{std::move(event_of), unknown, unknown == Unknown::steps ? "steps" : "sigma",
-                     unknown == Unknown::steps ? "--steps" : "--sigma"};
+  return NextRelease{std::move(event_of),
+                     unknown,
+                     unknown == Unknown::steps ? "steps" : "sigma",
+                     unknown == Unknown::steps ? "--steps" : "--sigma",
+                     base.records_per_user > 1 ? PrivacyUnit::user : PrivacyUnit::record,
+                     run_neighbouring(base)};
 }
 
 using report::Rounding;
@@ -171,6 +183,16 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
   const std::vector<LedgerEntry>& entries = read.entries;
   const auto in_force = releases_in_force(entries);
   choice.options.neighbouring = b.neighbouring;
+  // A next run ledger-add would refuse has nothing left to solve: the same
+  // refusals (docs/ledger.md#unit-and-relation).
+  if (next && next->unit == PrivacyUnit::record && ledger.unit == PrivacyUnit::user)
+    throw UsageError(
+        "--records-per-user: the next run is accounted per record; this ledger's budget is per "
+        "user");
+  if (next && next->relation && *next->relation != b.neighbouring)
+    throw UsageError("the next run is analysed under " + std::string(to_string(*next->relation)) +
+                     " (its --sampling); this ledger's budget is under " +
+                     std::string(to_string(b.neighbouring)));
 
   report::Report rep;
   rep.command = "ledger-status";
