@@ -97,8 +97,9 @@ constexpr AccountantSetting kPldSettings[] = {
      .set = [](AccountantOptions& o,
                const SettingValue& v) { o.pld.interval = v.numbers.front(); }},
     {.flag = "--pld-tolerance",
-     .help = "PLD: refine the grid until the epsilon interval is narrower than this, relative to "
-             "its upper end, in (0, 1) (default 1e-3)",
+     .help = "PLD: the interval around the exact epsilon is at most this wide, relative to its "
+             "upper end, so the upper end is within this share of the exact value (a note says "
+             "when it cannot be met); in (0, 1) (default 1e-3)",
      .default_text = "1e-3",
      .form = SettingForm::number,
      .domain = kInsideUnit,

@@ -67,6 +67,17 @@ namespace {
 
 bool fits(const Guarantee& g, double target) { return g.epsilon <= target; }
 
+/// The σ search accepts a σ only when its figure is below the target by this
+/// share. The same question asked again through another path (epsilon with
+/// the printed σ) is composed on a grid chosen afresh, whose sound upper end
+/// may differ in the last digits (docs/pld.md#refinement); the margin keeps
+/// the printed σ meeting the target there too. It costs a relative 1e-8 of σ
+/// at most, far below any tolerance.
+constexpr double kReaskMargin = 1e-8;
+bool sigma_fits(const Guarantee& g, double target) {
+  return g.epsilon <= target * (1 - kReaskMargin);
+}
+
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -116,7 +127,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
     return it->second;
   };
   auto verified = [&](double s) -> SigmaSolution {
-    if (!fits(eval(s), target_epsilon))  // cannot happen: every hi was checked
+    if (!sigma_fits(eval(s), target_epsilon))  // cannot happen: every hi was checked
       throw NoSolution("no noise multiplier found for " + oracle.quantity() + " " +
                        num(target_epsilon));
     return {s, eval(s)};
@@ -133,7 +144,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
     first_step = kHintStep;
   }
   double hi = std::min(start, max_sigma), lo = 0, step = first_step;
-  while (!fits(eval(hi), target_epsilon)) {
+  while (!sigma_fits(eval(hi), target_epsilon)) {
     if (hi >= max_sigma)
       throw NoSolution(oracle.quantity() + " " + num(target_epsilon) +
                        " needs a noise multiplier above " + num(max_sigma) +
@@ -155,7 +166,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   }
   if (lo == 0) {
     lo = hi / first_step;
-    while (fits(eval(lo), target_epsilon)) {
+    while (sigma_fits(eval(lo), target_epsilon)) {
       hi = lo;
       lo /= 2;
       if (lo < 1e-12) return verified(hi);  // ε ≤ target at any σ (e.g. q = 0): σ → 0⁺
@@ -165,7 +176,9 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   // 1995), which keeps the bracket: f(log lo) > 0 ≥ f(log hi) throughout, so
   // hi stays a σ that fits. Geometric bisection first while ε is not finite
   // and positive at both ends (log needs it).
-  auto f = [&](double x) { return std::log(eval(std::exp(x)).epsilon) - std::log(target_epsilon); };
+  // The root sought is that of the target less kReaskMargin (sigma_fits).
+  const double goal = target_epsilon * (1 - kReaskMargin);
+  auto f = [&](double x) { return std::log(eval(std::exp(x)).epsilon) - std::log(goal); };
   auto finite_log = [&](double s) {
     const double e = eval(s).epsilon;
     return e > 0 && std::isfinite(e);
@@ -173,7 +186,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   while (hi / lo - 1 > tolerance && (!finite_log(lo) || !finite_log(hi) || target_epsilon == 0)) {
     const double mid = std::sqrt(lo * hi);
     if (mid <= lo || mid >= hi) break;
-    (fits(eval(mid), target_epsilon) ? hi : lo) = mid;
+    (sigma_fits(eval(mid), target_epsilon) ? hi : lo) = mid;
   }
   if (hi / lo - 1 > tolerance && std::log(hi) > std::log(lo)) {
     const double a = std::log(lo), b = std::log(hi);
@@ -186,7 +199,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
         max_iter);
     // r.second keeps the sign of f(b) ≤ 0 (unless f hit 0 exactly at r.first).
     const double s1 = std::exp(r.first), s2 = std::exp(r.second);
-    hi = fits(eval(s1), target_epsilon) ? s1 : s2;
+    hi = sigma_fits(eval(s1), target_epsilon) ? s1 : s2;
   }
   return verified(hi);
 }

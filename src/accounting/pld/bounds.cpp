@@ -28,6 +28,33 @@ constexpr double kTailSumUlps = 4;
 /// is kept, so every f is sound and more of them only tighten the bound.
 constexpr double kEtaFractions[] = {0.3, 0.1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6};
 
+/// (3), second order (docs/pld.md#second-order-lower-bound): Ψ, the bound on
+/// E[(|D| − a)₊ | X], is tabulated at levels a_m: kPsiFineLevels equally
+/// spaced up to kPsiFineEnd·√V, then growing by kPsiGrowth to the end;
+/// between levels its value at the left one is used (Ψ is nonincreasing, so
+/// this only raises the penalty) ...
+constexpr int kPsiFineLevels = 64;
+constexpr double kPsiFineEnd = 8;
+constexpr double kPsiGrowth = 1.25;
+/// ... and each level's Ψ is an upper Riemann sum of G over this many steps.
+constexpr int kPsiSubsteps = 16;
+/// The table ends where the Bernstein tail is below e^{−kPsiExponentEnd}; the
+/// rest of ∫G is bounded in closed form (an exponential tail).
+constexpr double kPsiExponentEnd = 700;
+/// Candidate widenings ρ = k·√V of Chebyshev's anticoncentration (all sound;
+/// the smallest penalty is kept).
+constexpr double kAnticoncentration[] = {1.5, 2, 3};
+/// The penalty is a sum of ~2,000 non-negative terms computed in floating
+/// point: it is rounded up by this share, far above their round-off.
+constexpr double kPenaltyRoundUp = 1e-9;
+/// ε lower bound: at most this many candidate ε are checked, each a little
+/// lower than the last (a search for the largest ε whose lower δ exceeds δ).
+constexpr int kCurvatureSearchSteps = 8;
+/// ... each step asks the grid for this much more δ than the penalty at the
+/// last candidate, so that the next candidate usually passes.
+constexpr double kCurvatureSearchMargin = 1.02;
+constexpr double kCurvatureSearchGrowth = 2;
+
 /// ε grid of the trade-off curves: at most this many points between the
 /// lowest and highest loss of the window (every grid is sound; the spacing
 /// costs a factor e^{spacing} on the x term of the lower bound only where the
@@ -134,30 +161,112 @@ double ComposedLoss::deviation(double eta) const {
   return bias + m + std::sqrt(m * m + 2 * big_l * variance);
 }
 
+double ComposedLoss::mass_error() const { return summation_factor(mass.size()) + relative_error; }
+
+double ComposedLoss::grid_tail(double x) const {
+  if (period_ > 0) return std::max(0.0, spectral_delta(x, false));
+  if (mass.empty()) return 0;
+  const double pos = x / interval - static_cast<double>(first_index);
+  if (pos < 0) return tail_p_[0];
+  if (pos >= static_cast<double>(mass.size())) return 0;
+  const auto i = static_cast<std::size_t>(std::floor(pos)) + 1;
+  return i >= mass.size() ? 0.0 : tail_p_[i];
+}
+
+// (3), second order (docs/pld.md#second-order-lower-bound). Given the true
+// losses X (all releases), D = S_Y − S is a sum of independent terms with
+// means in [0, β] and |D_i − m_i| ≤ Δ, Var ≤ Δ²/4: Var(D | X) ≤ V = TΔ²/4,
+// |E[D | X]| ≤ β_T, and P(|D| > z | X) ≤ G(z) = min(1, 2·exp(−s²/(2(V + Δs/3)))),
+// s = z − β_T (Bernstein). With f = (1 − e^{ε−s})₊ = h − c, h = (s − ε)₊ and c
+// convex and nondecreasing:
+//   E f(S_Y) ≤ E f(S) + β_T·P(S > ε) + E Ψ(|S − ε|),
+//   Ψ(a) = min(∫_a^∞ G, √(V + β_T²), (V + β_T²)/(4a)) ≥ E[(|D| − a)₊ | X],
+// and Chebyshev, P(|D| ≤ ρ + β_T | X) ≥ 1 − V/ρ², gives
+// P(|S − ε| < a) ≤ P(|S_Y − ε| < a + ρ + β_T)/(1 − V/ρ²), a sum over the
+// composed grid. Returns the total, rounded up.
+double ComposedLoss::curvature_penalty(double epsilon) const {
+  const double var = static_cast<double>(releases) * interval * interval / 4;
+  const double beta = bias;
+  if (!(var > 0)) return bias > 0 ? kInf : 0.0;
+  // G(s) for s = z − β_T ≥ 0, and where its exponent reaches kPsiExponentEnd.
+  auto g_tail = [&](double s) {
+    if (s <= 0) return 1.0;
+    return std::min(1.0, 2 * std::exp(-s * s / (2 * (var + interval * s / 3))));
+  };
+  const double b3 = 2 * kPsiExponentEnd * interval / 3;
+  const double s_end = (b3 + std::sqrt(b3 * b3 + 8 * kPsiExponentEnd * var)) / 2;
+  const double root = std::sqrt(var);
+  // Levels a_0 = 0 < a_1 < … < a_M = β_T + s_end, and Ψ(a_m) by upper Riemann
+  // sums of the nonincreasing G from the end; past a_M: ∫_{s_end}^∞ 2e^{−κs} ds,
+  // κ = 1/(2(V/s_end + Δ/3)) (the exponent s²/(2(V + Δs/3)) = s/(2(V/s + Δ/3))
+  // is ≥ κs for s ≥ s_end).
+  std::vector<double> level{0.0};
+  const double fine = kPsiFineEnd * root / kPsiFineLevels;
+  while (level.back() < beta + s_end) {
+    const double a = level.back();
+    level.push_back(std::min(beta + s_end, a < kPsiFineEnd * root ? a + fine : a * kPsiGrowth));
+  }
+  const std::size_t levels = level.size();
+  std::vector<double> psi(levels + 1, 0.0);  // psi[levels] = 0: past the last level
+  const double kappa = 1 / (2 * (var / s_end + interval / 3));
+  psi[levels - 1] = 2 * std::exp(-kappa * s_end) / kappa;
+  for (std::size_t m = levels - 1; m-- > 0;) {
+    const double h = (level[m + 1] - level[m]) / kPsiSubsteps;
+    double piece = 0;
+    for (int i = 0; i < kPsiSubsteps; ++i) piece += h * g_tail(level[m] + i * h - beta);
+    psi[m] = psi[m + 1] + piece;
+  }
+  // The moment bounds: E[(|D| − a)₊] ≤ E|D| ≤ √E[D²] and ≤ E[D²]/(4a).
+  const double second_moment = var + beta * beta;
+  for (std::size_t m = 0; m < levels; ++m) {
+    psi[m] = std::min(psi[m], std::sqrt(second_moment));
+    if (level[m] > 0) psi[m] = std::min(psi[m], second_moment / (4 * level[m]));
+  }
+  const double sum_error = mass_error() + roundoff + 2 * (alias_above + alias_below);
+  auto within = [&](double radius) {  // P(|S_Y − ε| < radius), rounded up
+    return grid_tail(epsilon - radius) - grid_tail(epsilon + radius) + sum_error;
+  };
+  double best = kInf;
+  for (double k : kAnticoncentration) {
+    const double widen = beta + k * root, factor = 1 / (1 - 1 / (k * k));
+    double total = beta * std::min(1.0, factor * (grid_tail(epsilon - widen) + sum_error));
+    // Σ_m (Ψ(a_m) − Ψ(a_{m+1}))·P(|S − ε| < a_{m+1}), the last level's with
+    // probability at most 1.
+    for (std::size_t m = 0; m < levels; ++m)
+      total += (psi[m] - psi[m + 1]) *
+               (m + 1 < levels ? std::min(1.0, factor * within(level[m + 1] + widen)) : 1.0);
+    best = std::min(best, total);
+  }
+  return best * (1 + kPenaltyRoundUp);
+}
+
 double ComposedLoss::delta_upper(double epsilon) const {
   if (releases == 0) return 0;
-  const double d = grid_delta(epsilon) * (1 + summation_factor(mass.size()));
+  const double d = grid_delta(epsilon) * (1 + mass_error());
   return std::min(1.0, d + infinite_mass + alias_above + roundoff);
 }
 
-double ComposedLoss::delta_lower(double epsilon) const {
+double ComposedLoss::delta_lower(double epsilon, bool second_order) const {
   if (releases == 0) return 0;
   const double base = grid_delta(epsilon);
   double best = 0;
   for (double f : kEtaFractions) {
     const double eta = f * std::max(base, detail::kTinyProbability);
     const double d = certain_infinite_mass +
-                     grid_delta(epsilon + deviation(eta)) * (1 - summation_factor(mass.size())) -
-                     eta - alias_below - roundoff;
+                     grid_delta(epsilon + deviation(eta)) * (1 - mass_error()) - eta - alias_below -
+                     roundoff;
     best = std::max(best, d);
   }
-  return std::min(best, 1.0);
+  if (!second_order) return std::min(best, 1.0);
+  // (3), second order: δ_true(ε) ≥ δ_Y(ε) − penalty.
+  const double d2 = certain_infinite_mass + base * (1 - mass_error()) - alias_below - roundoff -
+                    curvature_penalty(epsilon);
+  return std::min(std::max(best, d2), 1.0);
 }
 
 double ComposedLoss::epsilon_upper(double delta) const {
   if (releases == 0) return 0;
-  const double d =
-      delta / (1 + summation_factor(mass.size())) - infinite_mass - alias_above - roundoff;
+  const double d = delta / (1 + mass_error()) - infinite_mass - alias_above - roundoff;
   return std::max(0.0, grid_epsilon(d, true));
 }
 
@@ -167,9 +276,24 @@ double ComposedLoss::epsilon_lower(double delta) const {
   for (double f : kEtaFractions) {
     const double eta = f * delta;
     // δ_true(ε) ≥ P(X = ∞) + (the finite part's lower bound): subtract it.
-    const double d = (delta - certain_infinite_mass + eta + alias_below + roundoff) /
-                     (1 - summation_factor(mass.size()));
+    const double d =
+        (delta - certain_infinite_mass + eta + alias_below + roundoff) / (1 - mass_error());
     best = std::max(best, grid_epsilon(d, false) - deviation(eta));
+  }
+  // (3), second order: the largest ε found whose lower δ (δ_Y − penalty)
+  // exceeds δ; then δ_true(ε) > δ, so ε_true(δ) ≥ ε.
+  const double sf = mass_error();
+  const double base = (delta - certain_infinite_mass + alias_below + roundoff) / (1 - sf);
+  double extra = 0;
+  for (int step = 0; step < kCurvatureSearchSteps; ++step) {
+    const double eps = grid_epsilon(base + extra / (1 - sf), false);
+    if (!std::isfinite(eps) || eps <= best) break;
+    const double penalty = curvature_penalty(eps);
+    if (!std::isfinite(penalty)) break;
+    const double lower =
+        certain_infinite_mass + grid_delta(eps) * (1 - sf) - alias_below - roundoff - penalty;
+    if (lower > delta) return eps;
+    extra = std::max(kCurvatureSearchGrowth * extra, kCurvatureSearchMargin * penalty);
   }
   return best;
 }
@@ -194,7 +318,9 @@ std::vector<double> tpr_upper(std::span<const ComposedLoss> directions,
 std::vector<double> tpr_lower(const ComposedLoss& c, std::span<const double> fprs) {
   const std::vector<double> eps = epsilon_grid(lowest_loss(c), highest_loss(c), c.interval);
   std::vector<double> d(eps.size());
-  for (std::size_t j = 0; j < eps.size(); ++j) d[j] = c.delta_lower(eps[j]);
+  // The first-order bound only: thousands of points, each second-order bound
+  // costs thousands of reads of the grid.
+  for (std::size_t j = 0; j < eps.size(); ++j) d[j] = c.delta_lower(eps[j], false);
   std::vector<double> out(fprs.size());
   for (std::size_t i = 0; i < fprs.size(); ++i) {
     const double x = fprs[i];

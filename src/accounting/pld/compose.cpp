@@ -30,18 +30,29 @@ constexpr double kDropMargin = 1e-9;
 /// Below e^{−740} a modulus is (nearly) subnormal: such Z_k are left at 0
 /// (their error is already inside the perturbation bound).
 constexpr double kLogUnderflow = -740;
-/// (5): the log-polar power adds a relative error ≤ kPowerUlps·u·(kPowerLogRange
-/// + π·ΣT); kPowerLogRange bounds |log|Z_k|| ≤ 740 of the kept coefficients,
-/// with margin.
+/// (5): the log-polar power adds a relative error ≤ kPowerUlps·u·(2·kPowerLogRange
+/// + Σ_c T_c·|θ_c|(1 + |θ_c|) + 2π·#releases), θ_c = arg X_ck (docs/pld.md#round-off);
+/// kPowerLogRange bounds |log|Z_k|| ≤ 740 of the kept coefficients, with margin.
 constexpr double kPowerUlps = 8;
 constexpr double kPowerLogRange = 760;
+/// (5): the total mass m̂ of a release (compensated sum) is within this many u
+/// of the exact sum of its masses, and v/m̂ within kQuotientUlps·u of |v/m̂|.
+constexpr double kScaleUlps = 4;
+constexpr double kQuotientUlps = 5;
+/// (5): log|v| from log1p(|v|² − 1), |v|² − 1 = (a − 1)(a + 1) + b², when |v|² is at
+/// least this (then its error is a few u of |log|v|| + arg², not u absolute).
+constexpr double kLog1pFrom = 0.5;
 /// (5): the error of the last step (the final sums), in units of u.
 constexpr double kFinalSumUlps = 4;
 /// The composed mass at +∞ is rounded down by this many u per release.
 constexpr double kCertainMassUlps = 4;
 /// Keep the spectral form (no inverse transform, no array of the window) when
-/// at most 1/kSpectralFraction of the coefficients survive: a speed choice.
+/// at most 1/kSpectralFraction of the coefficients survive and at most
+/// kSpectralMaxCoefficients: a speed choice (every read of the spectral form
+/// costs a sine and a division per coefficient, and the second-order lower
+/// bound reads it a few hundred times).
 constexpr std::size_t kSpectralFraction = 32;
+constexpr std::size_t kSpectralMaxCoefficients = 512;
 
 }  // namespace
 
@@ -75,7 +86,20 @@ std::size_t transform_size(std::int64_t k_a, std::int64_t k_b, std::size_t max_g
 struct Survivor {
   std::size_t k, idx;  // frequency, position in the candidate list
   double log_r, theta, log_r_pert, pert_sum;
+  double phase_weight;  // Σ_c T_c·|θ_c|(1 + |θ_c|), for the power's round-off
 };
+
+/// log|v|, at most 0 (the true modulus is at most 1), accurate near |v| = 1
+/// (see kLog1pFrom).
+double log_modulus(std::complex<double> v) {
+  const double a = v.real(), b = v.imag();
+  if (std::norm(v) >= kLog1pFrom) {
+    const double x = (a - 1) * (a + 1) + b * b;
+    return x >= 0 ? 0.0 : 0.5 * std::log1p(x);
+  }
+  const double r = std::abs(v);
+  return r > 0 ? std::min(std::log(r), 0.0) : -kInf;
+}
 
 // (5) Componentwise: |X̂_ck − X_ck| ≤ ρ_c = γ_N·‖x_c‖₁ (each of the log₂N
 // butterfly stages adds a relative error ≤ 8u to partial sums whose moduli
@@ -87,22 +111,31 @@ struct Survivor {
 //
 /// (4) The coefficients of Π_c X_c^{T_c} of size `n` that survive every
 /// release, with the round-off terms of (5); Σ_c T_c ρ_c is added to `rho_total`.
+/// With few candidates each release's coefficients come from direct sums
+/// about its centre (Release::dft_at) as X_k = m(1 + v_k), m its total mass:
+/// the composed array's position 0 is then the loss index Σ_c T_c·(first_c +
+/// centre_c) instead of Σ_c T_c·first_c (`origin`), and m^T, common to every
+/// coefficient, is a relative error of the masses (`scale_error`), not an
+/// error per coefficient (docs/pld.md#round-off).
 std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n, double gamma,
-                                             std::size_t max_grid, bool shared, double& rho_total) {
+                                             std::size_t max_grid, bool shared, double& rho_total,
+                                             std::int64_t& origin, double& scale_error) {
   const std::size_t h = n / 2 + 1;
   std::vector<Survivor> alive;
   // Many compositions leave few coefficients: compute only those (directly);
   // otherwise one full forward transform per release.
   const auto cand = candidates(prep, n, kNegligible);
   if (!cand && n > max_grid) throw GridTooLarge("pld: composed grid exceeds the limit");
+  origin = prep.first;
+  scale_error = 0;
   for (std::size_t c = 0; c < prep.releases.size(); ++c) {
     const Release& release = *prep.releases[c];
     const auto& x = release.loss;
     const double t = prep.counts[c];
     double norm1 = 0;
     for (double v : x.mass) norm1 += v;
-    const double rho = (cand ? direct_gamma(x.mass.size()) : gamma) * norm1;
-    rho_total += t * rho;
+    // The full transforms' error; the direct sums' is per frequency.
+    const double rho = gamma * norm1;
     std::shared_ptr<const std::vector<std::complex<double>>> held;
     if (cand)
       held = std::make_shared<const std::vector<std::complex<double>>>(release.dft_at(n, *cand));
@@ -111,6 +144,15 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
     else
       held = std::make_shared<const std::vector<std::complex<double>>>(fft::forward(x.mass, n));
     const std::vector<std::complex<double>>& spectrum = *held;
+    const double mass = release.total_mass;
+    const double log_mass = mass > 0 ? std::log(mass) : -kInf;
+    if (cand) {
+      origin += static_cast<std::int64_t>(t) * release.centre;
+      // m̂ is within kScaleUlps·u of Σ x_j: (m̂/m)^T is one factor on every
+      // composed mass.
+      scale_error += t * kScaleUlps * kU;
+    }
+    rho_total += t * (cand ? (mass > 0 ? release.direct_error(n / 2, n) / mass : 0.0) : rho);
     // A coefficient with T·log(min(r + ρ, 1)) < kNegligible is dropped whatever
     // the other releases give (their terms are ≤ 0). Most of a full transform
     // is, and |v|² below this says so without the logarithms; the rest take
@@ -119,21 +161,39 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
     const double drop_below = keep > 0 ? keep * keep : 0.0;
     auto update = [&](Survivor& s) {
       const std::complex<double> v = spectrum[cand ? s.idx : s.k];
-      if (std::norm(v) < drop_below) return false;
-      const double r = std::min(std::abs(v), 1.0);
-      const double rp = std::min(r + rho, 1.0);
-      s.log_r += r > 0 ? t * std::log(r) : -kInf;
-      s.theta = std::remainder(s.theta + std::remainder(t * std::arg(v), 2 * std::numbers::pi),
+      double log_r, arg, r, err;
+      if (cand) {
+        // 1 + v/m: its modulus and argument without forming 1 + v/m.
+        if (!(mass > 0)) return false;
+        const std::complex<double> w = v / mass;
+        const double x1 = w.real() * (2 + w.real()) + w.imag() * w.imag();  // |1 + w|² − 1
+        log_r = x1 >= 0 ? 0.0 : 0.5 * std::log1p(x1);
+        arg = std::atan2(w.imag(), 1 + w.real());
+        r = std::min(std::exp(log_r), 1.0);
+        err = release.direct_error(s.k, n) / mass * (1 + kScaleUlps * kU) +
+              kQuotientUlps * kU * std::abs(w);
+        log_r += log_mass;  // the scale m, the same for every coefficient
+      } else {
+        if (std::norm(v) < drop_below) return false;
+        log_r = log_modulus(v);
+        arg = std::arg(v);
+        r = std::min(std::abs(v), 1.0);
+        err = rho;
+      }
+      const double rp = std::min(r + err, 1.0);
+      s.log_r += t * log_r;
+      s.phase_weight += t * std::abs(arg) * (1 + std::abs(arg));
+      s.theta = std::remainder(s.theta + std::remainder(t * arg, 2 * std::numbers::pi),
                                2 * std::numbers::pi);
-      s.log_r_pert += t * std::log(rp);
-      s.pert_sum += t * rho / rp;
+      s.log_r_pert += t * (std::log(rp) + (cand ? log_mass : 0.0));
+      s.pert_sum += t * err / rp;
       return s.log_r_pert >= kNegligible;
     };
     if (c == 0) {
       const std::size_t count = cand ? cand->size() : h;
       alive.reserve(count);  // one allocation: growing it would copy and touch it again
       for (std::size_t i = 0; i < count; ++i) {
-        Survivor s{cand ? (*cand)[i] : i, i, 0, 0, 0, 0};
+        Survivor s{cand ? (*cand)[i] : i, i, 0, 0, 0, 0, 0};
         if (update(s)) alive.push_back(s);
       }
     } else {
@@ -189,14 +249,20 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   // (4) Π_c X_c^{T_c} in log-polar form; (5) round-off terms.
   const std::size_t h = n / 2 + 1;
   const double gamma = fft_gamma(n);
-  double rho_total = 0;
+  double rho_total = 0, scale_error = 0;
+  std::int64_t origin = prep.first;
   const std::vector<Survivor> alive =
-      surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total);
+      surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total, origin, scale_error);
   double z_norm2 = 0, dz_norm2 = 0;
   std::vector<std::complex<double>> z_alive(alive.size());
+  const double releases = static_cast<double>(prep.releases.size());
   for (std::size_t i = 0; i < alive.size(); ++i) {
     const Survivor& s = alive[i];
-    const double dz = std::exp(s.log_r_pert) * s.pert_sum;
+    // |Ẑ_k − Z_k|: the transforms' error carried through the power, plus the
+    // power's own (relative to the bound (r + ρ)^T on |Z_k|).
+    const double power_rel =
+        kPowerUlps * kU * (2 * kPowerLogRange + s.phase_weight + 2 * std::numbers::pi * releases);
+    const double dz = std::exp(s.log_r_pert) * (s.pert_sum + power_rel);
     dz_norm2 += hermitian_weight(s.k, n) * dz * dz;
     if (s.log_r < kLogUnderflow) continue;
     z_alive[i] = std::polar(std::exp(s.log_r), s.theta);
@@ -205,16 +271,16 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   const double z_norm = std::sqrt(z_norm2);
   const double dz_norm = std::sqrt(dz_norm2) + std::sqrt(static_cast<double>(n)) *
                                                    std::exp(kNegligible) * (1 + rho_total);
-  const double power_rel = kPowerUlps * kU * (kPowerLogRange + std::numbers::pi * prep.total_count);
   // Σ_j |ŷ_j − y_j| ≤ ‖Ẑ − Z‖₂ (Parseval), plus the error of the last step.
-  double roundoff = dz_norm + power_rel * z_norm + kFinalSumUlps * kU;
+  double roundoff = dz_norm + kFinalSumUlps * kU;
 
   const auto nn = static_cast<std::int64_t>(n);
-  // Circular position p holds loss index ≡ prep.first + p (mod n); the window
+  // Circular position p holds loss index ≡ origin + p (mod n); the window
   // starts at k_a, so y_j (loss (k_a + j)Δ) is circular position j + shift.
-  const std::int64_t shift = (((k_a - prep.first) % nn) + nn) % nn;
+  const std::int64_t shift = (((k_a - origin) % nn) + nn) % nn;
   ComposedLoss out;
-  if (alive.size() * kSpectralFraction <= n || n > max_grid) {
+  if ((alive.size() * kSpectralFraction <= n && alive.size() <= kSpectralMaxCoefficients) ||
+      n > max_grid) {
     // Few coefficients left (many compositions): keep the spectrum and read δ
     // from it directly — no inverse transform.
     std::vector<std::size_t> ks(alive.size());
@@ -234,6 +300,7 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   }
 
   out.roundoff = roundoff;
+  out.relative_error = std::expm1(scale_error);
   set_outside_window(prep, interval, k_a, n, out);
   return out;
 }

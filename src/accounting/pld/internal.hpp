@@ -48,6 +48,10 @@
 //     Σ Y − t and (1 − e^{ε−x})₊ is nondecreasing in x, so
 //       δ_true(ε) ≥ δ_Y(ε + t) − η,  t = T·β + s(η).
 //     Dropping the truncated tails only lowers δ, so it is sound here.
+//     A second bound from the same coupling charges D only near ε, where
+//     (1 − e^{ε−s})₊ has its kink: δ_true(ε) ≥ δ_Y(ε) − β_T·P(S > ε) −
+//     E Ψ(|S − ε|), second order in Δ (docs/pld.md#second-order-lower-bound);
+//     the lower end is the larger of the two.
 // (4) Composition: one forward real FFT per distinct release, Π_c X_c^{T_c}
 //     pointwise (in log-polar form, |X| ≤ 1 clamped), one inverse FFT. After
 //     many compositions only a few coefficients are not negligible (|Z_k| ≥
@@ -68,7 +72,9 @@
 //     partial sums whose moduli add up to at most ‖x‖₁; the direct sums have
 //     their own, similar constant). Z_k = Π_c X_ck^{T_c} moves by at most
 //     Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c−1} Π_{c'≠c}(r_c'k + ρ_c')^{T_c'}; the
-//     log-polar power adds a relative error ≤ 8u(760 + π·ΣT); the inverse
+//     log-polar power adds a relative error ≤ 8u(1520 + Σ_c T_c|θ_c|(1 + |θ_c|)
+//     + 2π·C), θ_c = arg X_ck; direct sums are centred so that their error
+//     shrinks with the frequency (docs/pld.md#round-off); the inverse
 //     transform adds γ_N‖Ẑ‖₂ (normwise). By Parseval, Σ_j |ŷ_j − y_j| ≤
 //     ‖Ẑ − Z‖₂ + γ_N‖Ẑ‖₂ (unnormalised F), and since (1 − e^{ε−l})₊ ≤ 1 that L1
 //     bound is added to the upper δ and subtracted from the lower δ. Negative
@@ -236,10 +242,19 @@ struct Release {
   DiscreteLoss loss;
   std::vector<Block> blocks;
   std::vector<double> mgf_up, mgf_down;  ///< ψ(λ), ψ(−λ) of one release
+  /// Direct sums are taken about this index (the rounded mean of the mass),
+  /// with Σ_j x_j |j − centre| (rounded up) and Σ_j x_j (compensated): their
+  /// error then shrinks with the frequency (docs/pld.md#round-off).
+  std::int64_t centre = 0;
+  double centre_spread = 0;
+  double total_mass = 0;
+  /// Bound on |Ŷ_k − Y_k| of dft_at() at frequency k of n (direct_dft()).
+  double direct_error(std::size_t k, std::size_t n) const;
   /// Computed on first use, once, from any thread (spectrum.cpp): the
   /// points of a series and a solver's iterates read the same release again.
   const CoarseSpectrum& coarse() const;
-  /// X_k = Σ_j x_j e^{−2πi jk/n} at the listed k, by direct_dft(); each
+  /// Y_k = Σ_j x_j (e^{−2πi k(j − centre)/n} − 1) at the listed k, by
+  /// direct_dft() (X_k about the centre is total_mass + Y_k); each
   /// (n, k) is computed once and remembered (up to kRememberedCoefficients),
   /// so the points of a series that share a period n share their sums.
   std::vector<std::complex<double>> dft_at(std::size_t n, std::span<const std::size_t> ks) const;
@@ -312,13 +327,12 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
 
 // --- (4), (5) few coefficients: spectrum.cpp ----------------------------
 
-/// Error factor of direct_dft(): |X̂_k − X_k| ≤ direct_gamma(n)·‖x‖₁.
-double direct_gamma(std::size_t len);
-
-/// X_k = Σ_j x_j e^{−2πi jk/n} for the listed k only (the same convention as
-/// fft::forward), each phase reduced exactly modulo n in integers.
+/// Y_k = Σ_j x_j (e^{−2πi k(j − centre)/n} − 1) for the listed k only (the
+/// sign convention of fft::forward), each phase reduced exactly modulo n in
+/// integers; its error is Release::direct_error().
 std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::size_t n,
-                                             const std::vector<std::size_t>& ks);
+                                             const std::vector<std::size_t>& ks,
+                                             std::int64_t centre);
 
 /// The frequencies k ≤ n/2 at which Π_c |X_ck|^{T_c} may exceed e^{bound_log};
 /// nullopt when too many remain for direct sums.

@@ -116,6 +116,9 @@ class ComposedLoss {
   double alias_above = 0;  ///< bound on the mass that wrapped down from above the window
   double alias_below = 0;  ///< bound on the mass that wrapped up from below the window
   double roundoff = 0;     ///< bound on Σ|FFT round-off| over the array
+  /// Bound on a relative error common to every mass (the releases' total
+  /// masses raised to their counts, docs/pld.md#round-off).
+  double relative_error = 0;
   double bias = 0;      ///< Σ_steps of the largest conditional mean of Y − X (≤ Δ²/8 each)
   double variance = 0;  ///< Σ_steps Var(W), W the zero-mean part of Y − X
   std::size_t releases = 0;  ///< number of composed releases (0: identity)
@@ -136,14 +139,26 @@ class ComposedLoss {
   std::size_t grid_points() const { return period_ > 0 ? period_ : mass.size(); }
 
   double delta_upper(double epsilon) const;
-  double delta_lower(double epsilon) const;
+  /// `second_order`: also the bound of docs/pld.md#second-order-lower-bound
+  /// (tighter at fine grids and long runs, and costlier: a few thousand reads
+  /// of the grid); without it, the coupling's first-order bound alone.
+  double delta_lower(double epsilon, bool second_order = true) const;
   double epsilon_upper(double delta) const;
   double epsilon_lower(double delta) const;
 
  private:
   /// Deviation t with P(Σ(Y − X) > t) ≤ eta (Bernstein plus the bias).
   double deviation(double eta) const;
-  double spectral_delta(double epsilon) const;
+  /// Relative error of δ and tail sums read off the masses: the summation's
+  /// and relative_error.
+  double mass_error() const;
+  /// P(S_Y > x) of the discrete distribution (the window's computed masses).
+  double grid_tail(double x) const;
+  /// The lower bound of (3), second order (docs/pld.md#second-order-lower-bound):
+  /// what δ_Y(ε) overstates the true δ(ε) by, at most.
+  double curvature_penalty(double epsilon) const;
+  /// Σ_{l_j > ε} y_j (1 − e^{ε − l_j}) (weighted) or Σ_{l_j > ε} y_j, in the spectral form.
+  double spectral_delta(double epsilon, bool weighted = true) const;
   std::size_t period_ = 0;
   std::vector<std::size_t> freq_;
   std::vector<std::complex<double>> coef_, one_minus_rot_, one_minus_damped_;

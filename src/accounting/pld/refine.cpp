@@ -34,12 +34,14 @@ constexpr double kMaxWindowTail = 1e-10;
 /// the default tolerance.
 constexpr double kFirstInterval = 1e-3;
 /// A round that does not shrink the width to below this share of the previous
-/// one shows that the Δ-independent terms dominate: stop.
-constexpr double kMinProgress = 0.75;
+/// one shows that the Δ-independent terms dominate: stop. (Δ shrinks by at
+/// least kMinShrink = 3/4 per round, and the width at least as much while the
+/// grid decides it.)
+constexpr double kMinProgress = 0.9;
 /// δ query: stop once the Δ-independent terms take this share of the target.
 constexpr double kMaxFloorShare = 0.5;
-/// The width is close to proportional to Δ: aim at this share of the target,
-/// shrinking Δ by at least 1/4 and at most 1024-fold per round.
+/// Each round aims at this share of the target width, shrinking Δ by at least
+/// 1/4 and at most 1024-fold.
 constexpr double kAimShare = 0.7;
 constexpr double kMaxShrink = 1.0 / 1024;
 constexpr double kMinShrink = 0.75;
@@ -215,11 +217,14 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
           "pld: interval width limited by round-off and truncation terms, not by the grid");
       return result;
     }
-    // The width is close to proportional to Δ (the coupling term (3) dominates,
-    // a little less than linearly on coarse grids): aim at 70% of the target;
-    // shrink Δ by at least 1/4 and at most 1024-fold per round.
+    // The width shrinks like Δ where the first-order coupling bound decides
+    // the lower end and like Δ² where the second-order one does
+    // (docs/pld.md#second-order-lower-bound): shrink Δ by the square root of
+    // the ratio (aiming at 70% of the target), which never overshoots into a
+    // needlessly fine, costly grid; a width linear in Δ takes one more,
+    // cheaper, round. At least 1/4 and at most 1024-fold per round.
     const double ratio = target / width;
-    interval *= std::clamp(kAimShare * ratio, kMaxShrink, kMinShrink);
+    interval *= std::clamp(std::sqrt(kAimShare * ratio), kMaxShrink, kMinShrink);
   }
 }
 

@@ -19,7 +19,7 @@ namespace detail {
 namespace {
 
 /// Terms per block of direct_dft(): the block shares one twiddle table and
-/// one block factor, and its sum carries ≤ (kDirectBlock − 1)u of the moduli.
+/// one block factor (a speed choice: the error does not depend on it).
 constexpr std::size_t kDirectBlock = 64;
 /// Release::dft_at() remembers at most this many coefficients per release
 /// (16 bytes each and a map node: a few MiB).
@@ -29,10 +29,14 @@ constexpr std::size_t kRememberedCoefficients = std::size_t{1} << 16;
 constexpr std::size_t kRememberedTransformPoints = std::size_t{1} << 21;
 /// direct_dft() sums this many frequencies in one pass (a speed choice).
 constexpr std::size_t kDirectLanes = 4;
-/// direct_gamma(): the twiddle error (table entry times block factor, ~32u)
-/// rounded up, in units of u.
-constexpr double kTwiddleUlps = 40;
-/// direct_gamma(): margin over the error count above.
+/// Release::direct_error(), in units of u (docs/pld.md#round-off): a table
+/// term x_j·(w_r − 1) summed with compensation and carried through the block
+/// factor, per unit of Σ x_j|w_r − 1| ...
+constexpr double kTableUlps = 40;
+/// ... and the block's (b − 1)·Σ x_j, per unit of Σ x_j|b − 1|: w − 1 from
+/// minus_one() is within 13u of |w − 1|, b from unit_turn() within 6u.
+constexpr double kBlockUlps = 30;
+/// Release::direct_error(): margin over the error count above.
 constexpr double kDirectGammaMargin = 1.2;
 /// candidates(): direct sums cost (#candidates)·(release size); at most this
 /// many multiply-adds per release (a fraction of a second).
@@ -56,41 +60,90 @@ constexpr double kSpreadAbsMargin = 1e-12;
 /// is within kSpectralEvalUlps·u·N·Σ|c_k|.
 constexpr double kSpectralEvalUlps = 64;
 
-std::complex<double> pairwise_sum(std::span<const std::complex<double>> v) {
-  if (v.size() <= 2) {
-    std::complex<double> s = 0;
-    for (const auto& x : v) s += x;
-    return s;
-  }
-  const std::size_t half = v.size() / 2;
-  return pairwise_sum(v.subspan(0, half)) + pairwise_sum(v.subspan(half));
+/// e^{−2πi·turn/n}, turn < n: turn/n = j/8 + num/(8n) with j = round(8·turn/n)
+/// and |num| ≤ n/2 integers (exact), so the angle left, π·num/(4n), is at most
+/// π/8; the octant's factor e^{−iπj/4} is exact for even j and a sum and a
+/// product by √½ for odd j.
+std::complex<double> unit_turn(std::uint64_t turn, std::uint64_t n) {
+  const std::uint64_t eighths = 8 * turn;
+  const std::uint64_t j = (eighths + n / 2) / n;
+  const auto num = static_cast<std::int64_t>(eighths) - static_cast<std::int64_t>(j * n);
+  const double phi = std::numbers::pi / 4 * (static_cast<double>(num) / static_cast<double>(n));
+  const double c = std::cos(phi), sn = -std::sin(phi);  // w = c + i·sn = e^{−iφ}
+  constexpr double kSqrtHalf = std::numbers::sqrt2 / 2;
+  // e^{−iπ/2}·(a + ib) = b − ia.
+  auto quarter = [](std::complex<double> w, std::uint64_t turns) {
+    switch (turns % 4) {
+      case 0:
+        return w;
+      case 1:
+        return std::complex<double>(w.imag(), -w.real());
+      case 2:
+        return -w;
+      default:
+        return std::complex<double>(-w.imag(), w.real());
+    }
+  };
+  std::complex<double> w(c, sn);
+  // e^{−iπ/4}·(a + ib) = ((a + b) + i(b − a))·√½.
+  if (j % 2 == 1) w = std::complex<double>((c + sn) * kSqrtHalf, (sn - c) * kSqrtHalf);
+  return quarter(w, (j / 2) % 4);
 }
+
+/// e^{−2πi·turn/n} − 1 without cancellation: −2sin²(θ/2) − 2i·sin(θ/2)cos(θ/2),
+/// θ = 2π·turn/n reduced to (−π, π] in integers; within 13u of |w − 1|.
+std::complex<double> minus_one(std::uint64_t turn, std::uint64_t n) {
+  const auto t = static_cast<std::int64_t>(turn % n);
+  const std::int64_t centred =
+      2 * static_cast<std::uint64_t>(t) > n ? t - static_cast<std::int64_t>(n) : t;
+  const double half = std::numbers::pi * (static_cast<double>(centred) / static_cast<double>(n));
+  const double sh = std::sin(half), ch = std::cos(half);
+  return {-2 * sh * sh, -2 * sh * ch};
+}
+
+/// Compensated (Kahan) summation: s − c holds the sum within 2u + O(n·u²)
+/// of the moduli added.
+struct Compensated {
+  double s = 0, c = 0;
+  void add(double v) {
+    const double y = v - c;
+    const double t = s + y;
+    c = (t - s) - y;
+    s = t;
+  }
+};
 
 }  // namespace
 
-/// Error factor of direct_dft(): |X̂_k − X_k| ≤ direct_gamma(n)·‖x‖₁. In-block
-/// sums of 64 terms (≤ 63u of the moduli), twiddles e^{−iφ} from a table times
-/// a block factor (φ = 2π·(integer phase)/n carries ≤ 2π·2u, so each factor is
-/// within ~15u, the product within ~32u), pairwise sum over blocks.
-double direct_gamma(std::size_t len) {
-  const double blocks = std::ceil(static_cast<double>(len) / kDirectBlock);
-  return kDirectGammaMargin *
-         (static_cast<double>(kDirectBlock) + kTwiddleUlps + std::ceil(std::log2(blocks + 1))) * kU;
+/// |Ŷ_k − Y_k| of direct_dft() (docs/pld.md#round-off). With φ = 2πk/n and
+/// r = j − start < kDirectBlock within a block, |w_r − 1| ≤ min(φr, 2) and
+/// the block factor's |b − 1| ≤ min(φ|j − centre| + φ·kDirectBlock, 2).
+double Release::direct_error(std::size_t k, std::size_t n) const {
+  const double phi = 2 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+  const double block = static_cast<double>(kDirectBlock);
+  const double table = std::min(phi * block, 2.0) * total_mass;
+  const double spread = std::min(phi * (centre_spread + block * total_mass), 2 * total_mass);
+  return kDirectGammaMargin * (kTableUlps * table + kBlockUlps * spread) * kU;
 }
 
-/// X_k = Σ_j x_j e^{−2πi jk/n} for the listed k only (the same convention as
-/// fft::forward), each phase reduced exactly modulo n in integers.
+/// Y_k = Σ_j x_j (e^{−2πi k(j − c)/n} − 1), c = centre: per block of
+/// kDirectBlock terms starting at j = s, with b = e^{−2πi k(s − c)/n} and
+/// w_r = e^{−2πi kr/n}, Σ_j x_j (b·w_r − 1) = b·Σ_j x_j (w_r − 1) + (b − 1)·Σ_j x_j;
+/// every w − 1 is computed without cancellation and every sum with
+/// compensation, so that the error is relative to Σ x_j |w − 1| (small at the
+/// low frequencies that survive many compositions), not to Σ x_j.
 std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::size_t n,
-                                             const std::vector<std::size_t>& ks) {
+                                             const std::vector<std::size_t>& ks,
+                                             std::int64_t centre) {
   const std::size_t blocks = (x.size() + kDirectBlock - 1) / kDirectBlock;
   const auto un = static_cast<std::uint64_t>(n);
-  auto unit = [&](std::uint64_t turn) {
-    return std::polar(
-        1.0, -2 * std::numbers::pi * static_cast<double>(turn % un) / static_cast<double>(n));
+  const auto nn = static_cast<std::int64_t>(n);
+  // k·(s − c) mod n for a signed s − c (|k|, |s − c| < 2^32: no overflow).
+  auto turn_of = [&](std::uint64_t k, std::int64_t offset) {
+    const std::int64_t t = static_cast<std::int64_t>(k % un) * (offset % nn) % nn;
+    return static_cast<std::uint64_t>(t < 0 ? t + nn : t);
   };
   std::vector<std::complex<double>> out(ks.size());
-  std::vector<std::vector<std::complex<double>>> sums(kDirectLanes,
-                                                      std::vector<std::complex<double>>(blocks));
   double table_re[kDirectLanes][kDirectBlock], table_im[kDirectLanes][kDirectBlock];
   // kDirectLanes frequencies at a time: one pass over x feeds independent
   // sums (the additions of one sum wait for each other; those of several do
@@ -102,26 +155,35 @@ std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::
       for (std::size_t r = 0; r < kDirectBlock; ++r) {
         // Unused lanes sum zeros (and are not read).
         const std::complex<double> w =
-            l < lanes ? unit(static_cast<std::uint64_t>(ks[first + l]) * r) : 0.0;
+            l < lanes ? minus_one(static_cast<std::uint64_t>(ks[first + l]) * r % un, un) : 0.0;
         table_re[l][r] = w.real();
         table_im[l][r] = w.imag();
       }
+    Compensated total_re[kDirectLanes], total_im[kDirectLanes];
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t start = b * kDirectBlock, stop = std::min(x.size(), start + kDirectBlock);
-      double re[kDirectLanes] = {}, im[kDirectLanes] = {};
+      Compensated re[kDirectLanes], im[kDirectLanes], mass;
       for (std::size_t j = start; j < stop; ++j) {
         const double v = x[j];
+        mass.add(v);
         for (std::size_t l = 0; l < kDirectLanes; ++l) {
-          re[l] += v * table_re[l][j - start];
-          im[l] += v * table_im[l][j - start];
+          re[l].add(v * table_re[l][j - start]);
+          im[l].add(v * table_im[l][j - start]);
         }
       }
+      const double block_mass = mass.s - mass.c;
       for (std::size_t l = 0; l < lanes; ++l) {
-        const std::uint64_t k = ks[first + l];
-        sums[l][b] = std::complex<double>(re[l], im[l]) * unit((k * start) % un);
+        const std::uint64_t turn =
+            turn_of(ks[first + l], static_cast<std::int64_t>(start) - centre);
+        const std::complex<double> part =
+            unit_turn(turn, un) * std::complex<double>(re[l].s - re[l].c, im[l].s - im[l].c) +
+            minus_one(turn, un) * block_mass;
+        total_re[l].add(part.real());
+        total_im[l].add(part.imag());
       }
     }
-    for (std::size_t l = 0; l < lanes; ++l) out[first + l] = pairwise_sum(sums[l]);
+    for (std::size_t l = 0; l < lanes; ++l)
+      out[first + l] = {total_re[l].s - total_re[l].c, total_im[l].s - total_im[l].c};
   }
   return out;
 }
@@ -169,7 +231,7 @@ std::vector<std::complex<double>> Release::dft_at(std::size_t n,
   if (missing.empty()) return out;
   // Each X_k is a function of (x, n, k) alone: the same value whichever list
   // it is computed in, and whichever thread computes it first.
-  const auto values = direct_dft(loss.mass, n, missing);
+  const auto values = direct_dft(loss.mass, n, missing, centre);
   std::lock_guard lock(mutex_);
   for (std::size_t i = 0; i < missing.size(); ++i) {
     out[where[i]] = values[i];
@@ -316,7 +378,7 @@ ComposedLoss ComposedLoss::spectral(double step, std::int64_t first, std::size_t
   return out;
 }
 
-double ComposedLoss::spectral_delta(double epsilon) const {
+double ComposedLoss::spectral_delta(double epsilon, bool weighted) const {
   // δ = Σ_{j ≥ j0} y_j (1 − c·e^{−Δ(j − j0)}), j0 the first index with l_j > ε,
   // c = e^{ε − l_{j0}}, M = N − j0 terms. Per coefficient (θ = 2πk/N, e^{iθN} = 1):
   //   A = Σ_{j=j0}^{N−1} e^{iθj} = (e^{iθ j0} − 1)/(1 − e^{iθ})          (k ≠ 0; A = M for k = 0)
@@ -330,7 +392,8 @@ double ComposedLoss::spectral_delta(double epsilon) const {
   }
   if (j0 >= n) return 0;
   const double l0 = static_cast<double>(first_index + j0) * interval;
-  const double c = std::exp(epsilon - l0);
+  // Unweighted (the tail Σ_{j ≥ j0} y_j): c = 0, B = 0.
+  const double c = weighted ? std::exp(epsilon - l0) : 0.0;
   const auto m = static_cast<double>(n - j0);
   const double tail = std::exp(-interval * m);  // e^{−ΔM}
   double sum = 0;

@@ -81,6 +81,9 @@ double Prepared::log_tail_below(double x) const {
 
 namespace {
 
+/// centre_of(): the spread, a sum of non-negative terms, is rounded up by this
+/// share (its round-off is at most n·u of it, n ≤ 2^26).
+constexpr double kSpreadMargin = 1e-7;
 /// Releases are remembered for the process: the points of a series (whose
 /// tail masses Options::share_releases rounds to a power of two, and whose
 /// grids follow their neighbour's) ask for the same release again; other
@@ -89,6 +92,26 @@ namespace {
 /// kRememberedPoints points (a few MiB each).
 constexpr std::size_t kRememberedReleases = 8;
 constexpr std::size_t kRememberedPoints = std::size_t{1} << 20;
+
+/// Release::centre, centre_spread and total_mass (docs/pld.md#round-off):
+/// the rounded mean index, Σ_j x_j |j − centre| rounded up by far more than
+/// its round-off, and Σ_j x_j with compensation.
+void centre_of(Release& r) {
+  const auto& x = r.loss.mass;
+  double sum = 0, low = 0, first = 0;
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    const double y = x[j] - low, t = sum + y;  // compensated Σ x_j
+    low = (t - sum) - y;
+    sum = t;
+    first += x[j] * static_cast<double>(j);
+  }
+  r.total_mass = sum - low;
+  r.centre = r.total_mass > 0 ? std::llround(first / r.total_mass) : 0;
+  double spread = 0;
+  for (std::size_t j = 0; j < x.size(); ++j)
+    spread += x[j] * std::abs(static_cast<double>(static_cast<std::int64_t>(j) - r.centre));
+  r.centre_spread = spread * (1 + kSpreadMargin);
+}
 
 std::shared_ptr<const Release> release(const Mechanism& m, Direction d, double interval,
                                        double tail_mass, std::size_t max_points,
@@ -111,6 +134,7 @@ std::shared_ptr<const Release> release(const Mechanism& m, Direction d, double i
   }
   auto r = std::make_shared<Release>();
   r->loss = discretise_impl(m, d, interval, tail_mass, max_points);
+  centre_of(*r);
   r->blocks = blocks_of(r->loss);
   for (double lambda : lambdas) {
     r->mgf_up.push_back(log_mgf(r->blocks, lambda));
