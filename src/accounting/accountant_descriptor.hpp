@@ -108,6 +108,12 @@ struct AccountantDescriptor {
   /// A cheaper accountant whose σ, solved coarsely, starts this one's σ
   /// search (docs/calibration.md#sigma); empty: the search starts from σ = 1.
   std::string_view sigma_hint_from{};
+  /// The σ search accepts a σ only when this accountant's figure is below the
+  /// target by this share (docs/calibration.md#sigma): a figure read off a
+  /// grid chosen afresh for each question may differ in its last digits when
+  /// the same question comes through another path (epsilon with the printed
+  /// σ), and the printed σ must meet the target there too.
+  double reask_margin = 0;
 };
 
 /// Every registered accountant, in the order `--accountant all` shows them.

@@ -37,8 +37,8 @@ TEST_CASE("accountant all (Abadi): compact text within 100 columns, --wide every
   CHECK(r.out.find("accountant   bound         epsilon              details\n") !=
         std::string::npos);
   // PLD as an interval, lower rounded down and upper rounded up.
-  CHECK(r.out.find("[0.94606, 0.946871]") != std::string::npos);
-  CHECK(r.out.find("grid_size 1417176, grids_tried 2") != std::string::npos);
+  CHECK(r.out.find("[0.946132, 0.9469]") != std::string::npos);
+  CHECK(r.out.find("grid_size 70560, grids_tried 2") != std::string::npos);
   CHECK(r.out.find("order 17") != std::string::npos);
   CHECK(r.out.find("pld_grid_size") == std::string::npos);
   // Constant columns are stated once above the table.
@@ -54,20 +54,22 @@ TEST_CASE("accountant all (Abadi): compact text within 100 columns, --wide every
 }
 
 TEST_CASE("counts are integers: in full in text and CSV, JSON integers") {
-  const auto j = Json::parse(run_dpbudget_args(with(kAbadi, {"--format", "json"})).out);
+  // A first grid of 2e-6 meets the tolerance at once: a grid of seven digits.
+  const auto fine = with(kAbadi, {"--pld-interval", "2e-6"});
+  const auto j = Json::parse(run_dpbudget_args(with(fine, {"--format", "json"})).out);
   const auto& comp = j["results"][2];
   const auto& pld = j["results"][3];
   CHECK(comp["composed_count"].is_number_integer());
   CHECK(comp["composed_count"] == 10000);
   CHECK(pld["pld_grid_size"].is_number_integer());
-  CHECK(pld["pld_grid_size"] == 1417176);
+  CHECK(pld["pld_grid_size"] == 1741824);
   CHECK(pld["pld_refinements"].is_number_integer());
-  CHECK(pld["pld_refinements"] == 2);
-  const auto wide = run_dpbudget_args(with(kAbadi, {"--wide"}));
-  CHECK(wide.out.find(" 1417176 ") != std::string::npos);
+  CHECK(pld["pld_refinements"] == 1);
+  const auto wide = run_dpbudget_args(with(fine, {"--wide"}));
+  CHECK(wide.out.find(" 1741824 ") != std::string::npos);
   CHECK(wide.out.find("e+06") == std::string::npos);
-  const auto csv = run_dpbudget_args(with(kAbadi, {"--format", "csv"}));
-  CHECK(csv.out.find(",1417176,2\n") != std::string::npos);
+  const auto csv = run_dpbudget_args(with(fine, {"--format", "csv"}));
+  CHECK(csv.out.find(",1741824,1\n") != std::string::npos);
   // More than a million steps: the count stays whole.
   const auto big =
       dpb::test::run_dpbudget({"epsilon", "--accountant", "composition", "-q", "0.001", "--sigma",

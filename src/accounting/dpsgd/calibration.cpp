@@ -67,17 +67,6 @@ namespace {
 
 bool fits(const Guarantee& g, double target) { return g.epsilon <= target; }
 
-/// The σ search accepts a σ only when its figure is below the target by this
-/// share. The same question asked again through another path (epsilon with
-/// the printed σ) is composed on a grid chosen afresh, whose sound upper end
-/// may differ in the last digits (docs/pld.md#refinement); the margin keeps
-/// the printed σ meeting the target there too. It costs a relative 1e-8 of σ
-/// at most, far below any tolerance.
-constexpr double kReaskMargin = 1e-8;
-bool sigma_fits(const Guarantee& g, double target) {
-  return g.epsilon <= target * (1 - kReaskMargin);
-}
-
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -120,6 +109,10 @@ std::optional<double> sigma_hint(const std::function<EventPtr(double)>& event_of
 SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& event_of,
                                         const EpsilonOracle& oracle, double target_epsilon,
                                         double tolerance, double max_sigma) {
+  // The accountant's re-ask margin (AccountantDescriptor::reask_margin).
+  const AccountantDescriptor* asked = find_accountant(oracle.accountant);
+  const double goal = target_epsilon * (1 - (asked ? asked->reask_margin : 0.0));
+  auto sigma_fits = [goal](const Guarantee& g, double) { return g.epsilon <= goal; };
   std::map<double, Guarantee> seen;  // every evaluation, by σ (each one fresh)
   auto eval = [&](double s) -> const Guarantee& {
     auto it = seen.find(s);
@@ -176,8 +169,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   // 1995), which keeps the bracket: f(log lo) > 0 ≥ f(log hi) throughout, so
   // hi stays a σ that fits. Geometric bisection first while ε is not finite
   // and positive at both ends (log needs it).
-  // The root sought is that of the target less kReaskMargin (sigma_fits).
-  const double goal = target_epsilon * (1 - kReaskMargin);
+  // The root sought is that of the goal (the target less the re-ask margin).
   auto f = [&](double x) { return std::log(eval(std::exp(x)).epsilon) - std::log(goal); };
   auto finite_log = [&](double s) {
     const double e = eval(s).epsilon;

@@ -55,6 +55,11 @@ constexpr int kCurvatureSearchSteps = 8;
 constexpr double kCurvatureSearchMargin = 1.02;
 constexpr double kCurvatureSearchGrowth = 2;
 
+/// tpr_lower(): the second-order bound is computed at the points within this
+/// many of the minimum, for at most this many rounds of finding it.
+constexpr std::size_t kTradeoffSecondOrderWindow = 8;
+constexpr int kTradeoffSecondOrderRounds = 4;
+
 /// ε grid of the trade-off curves: at most this many points between the
 /// lowest and highest loss of the window (every grid is sound; the spacing
 /// costs a factor e^{spacing} on the x term of the lower bound only where the
@@ -318,17 +323,40 @@ std::vector<double> tpr_upper(std::span<const ComposedLoss> directions,
 std::vector<double> tpr_lower(const ComposedLoss& c, std::span<const double> fprs) {
   const std::vector<double> eps = epsilon_grid(lowest_loss(c), highest_loss(c), c.interval);
   std::vector<double> d(eps.size());
-  // The first-order bound only: thousands of points, each second-order bound
-  // costs thousands of reads of the grid.
+  // The first-order bound at every point (thousands of points; each
+  // second-order bound costs thousands of reads of the grid), the
+  // second-order one only around the minimum found (every d[j] is a lower
+  // bound either way).
   for (std::size_t j = 0; j < eps.size(); ++j) d[j] = c.delta_lower(eps[j], false);
+  std::vector<bool> second(eps.size(), false);
   std::vector<double> out(fprs.size());
   for (std::size_t i = 0; i < fprs.size(); ++i) {
     const double x = fprs[i];
     // ε ≤ ε_0: δ(ε) + e^ε x ≥ δ(ε_0); ε ≥ ε_last: ≥ e^{ε_last} x; between
     // ε_j and ε_{j+1}: ≥ δ(ε_{j+1}) + e^{ε_j} x (δ nonincreasing, e^ε x increasing).
-    double best = std::min(d.front(), std::exp(eps.back()) * x);
-    for (std::size_t j = 0; j + 1 < eps.size(); ++j)
-      best = std::min(best, d[j + 1] + std::exp(eps[j]) * x);
+    double best = 0;
+    for (int round = 0; round < kTradeoffSecondOrderRounds; ++round) {
+      best = std::min(d.front(), std::exp(eps.back()) * x);
+      std::size_t at = 0;
+      for (std::size_t j = 0; j + 1 < eps.size(); ++j) {
+        const double v = d[j + 1] + std::exp(eps[j]) * x;
+        if (v < best) {
+          best = v;
+          at = j + 1;
+        }
+      }
+      bool changed = false;
+      const std::size_t from =
+          at > kTradeoffSecondOrderWindow ? at - kTradeoffSecondOrderWindow : 0;
+      const std::size_t to = std::min(eps.size(), at + kTradeoffSecondOrderWindow + 1);
+      for (std::size_t k = from; k < to; ++k) {
+        if (second[k]) continue;
+        second[k] = true;
+        d[k] = std::max(d[k], c.delta_lower(eps[k], true));
+        changed = true;
+      }
+      if (!changed) break;
+    }
     // The test that ignores the output and rejects with probability x has TPR x.
     out[i] = std::clamp(best, x, 1.0);
   }

@@ -30,11 +30,14 @@ constexpr double kDropMargin = 1e-9;
 /// Below e^{−740} a modulus is (nearly) subnormal: such Z_k are left at 0
 /// (their error is already inside the perturbation bound).
 constexpr double kLogUnderflow = -740;
-/// (5): the log-polar power adds a relative error ≤ kPowerUlps·u·(2·kPowerLogRange
-/// + Σ_c T_c·|θ_c|(1 + |θ_c|) + 2π·#releases), θ_c = arg X_ck (docs/pld.md#round-off);
-/// kPowerLogRange bounds |log|Z_k|| ≤ 740 of the kept coefficients, with margin.
+/// (5): the log-polar power adds a relative error ≤ kPowerUlps·u·((2 + C)·L_k
+/// + Σ_c T_c·|θ_c|(1 + |θ_c|) + 2π·C + kPowerFinalUlps), C releases, L_k =
+/// Σ_c T_c·|log|X_ck||, θ_c = arg X_ck (docs/pld.md#round-off): each log|X| is
+/// within 9u of |log|X|| plus 6u·θ², each phase T·θ within 3.4u of itself,
+/// each of the C sums within u of the partial sum, and exp and polar add a
+/// few u.
 constexpr double kPowerUlps = 8;
-constexpr double kPowerLogRange = 760;
+constexpr double kPowerFinalUlps = 8;
 /// (5): the total mass m̂ of a release (compensated sum) is within this many u
 /// of the exact sum of its masses, and v/m̂ within kQuotientUlps·u of |v/m̂|.
 constexpr double kScaleUlps = 4;
@@ -87,6 +90,7 @@ struct Survivor {
   std::size_t k, idx;  // frequency, position in the candidate list
   double log_r, theta, log_r_pert, pert_sum;
   double phase_weight;  // Σ_c T_c·|θ_c|(1 + |θ_c|), for the power's round-off
+  double log_weight;    // Σ_c T_c·|log|X_ck||, likewise
 };
 
 /// log|v|, at most 0 (the true modulus is at most 1), accurate near |v| = 1
@@ -183,6 +187,7 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
       const double rp = std::min(r + err, 1.0);
       s.log_r += t * log_r;
       s.phase_weight += t * std::abs(arg) * (1 + std::abs(arg));
+      s.log_weight += t * std::abs(log_r);
       s.theta = std::remainder(s.theta + std::remainder(t * arg, 2 * std::numbers::pi),
                                2 * std::numbers::pi);
       s.log_r_pert += t * (std::log(rp) + (cand ? log_mass : 0.0));
@@ -193,7 +198,7 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
       const std::size_t count = cand ? cand->size() : h;
       alive.reserve(count);  // one allocation: growing it would copy and touch it again
       for (std::size_t i = 0; i < count; ++i) {
-        Survivor s{cand ? (*cand)[i] : i, i, 0, 0, 0, 0, 0};
+        Survivor s{cand ? (*cand)[i] : i, i, 0, 0, 0, 0, 0, 0};
         if (update(s)) alive.push_back(s);
       }
     } else {
@@ -260,8 +265,9 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
     const Survivor& s = alive[i];
     // |Ẑ_k − Z_k|: the transforms' error carried through the power, plus the
     // power's own (relative to the bound (r + ρ)^T on |Z_k|).
-    const double power_rel =
-        kPowerUlps * kU * (2 * kPowerLogRange + s.phase_weight + 2 * std::numbers::pi * releases);
+    const double power_rel = kPowerUlps * kU *
+                             ((2 + releases) * s.log_weight + s.phase_weight +
+                              2 * std::numbers::pi * releases + kPowerFinalUlps);
     const double dz = std::exp(s.log_r_pert) * (s.pert_sum + power_rel);
     dz_norm2 += hermitian_weight(s.k, n) * dz * dz;
     if (s.log_r < kLogUnderflow) continue;

@@ -72,8 +72,9 @@
 //     partial sums whose moduli add up to at most ‖x‖₁; the direct sums have
 //     their own, similar constant). Z_k = Π_c X_ck^{T_c} moves by at most
 //     Σ_c T_c ρ_c (r_ck + ρ_c)^{T_c−1} Π_{c'≠c}(r_c'k + ρ_c')^{T_c'}; the
-//     log-polar power adds a relative error ≤ 8u(1520 + Σ_c T_c|θ_c|(1 + |θ_c|)
-//     + 2π·C), θ_c = arg X_ck; direct sums are centred so that their error
+//     log-polar power adds a relative error ≤ 8u((2 + C)·Σ_c T_c|log|X_ck|| +
+//     Σ_c T_c|θ_c|(1 + |θ_c|) + 2π·C + 8), θ_c = arg X_ck; direct sums are
+//     centred so that their error
 //     shrinks with the frequency (docs/pld.md#round-off); the inverse
 //     transform adds γ_N‖Ẑ‖₂ (normwise). By Parseval, Σ_j |ŷ_j − y_j| ≤
 //     ‖Ẑ − Z‖₂ + γ_N‖Ẑ‖₂ (unnormalised F), and since (1 − e^{ε−l})₊ ≤ 1 that L1
