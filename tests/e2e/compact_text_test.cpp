@@ -34,7 +34,7 @@ TEST_CASE("accountant all (Abadi): compact text within 100 columns, --wide every
   const auto r = run_dpbudget_args(kAbadi);
   REQUIRE(r.status == 0);
   CHECK(widest_line(r.out) <= 100);
-  CHECK(r.out.find("accountant   bound         epsilon              details\n") !=
+  CHECK(r.out.find("accountant   bound         epsilon             details\n") !=
         std::string::npos);
   // PLD as an interval, lower rounded down and upper rounded up.
   CHECK(r.out.find("[0.946132, 0.9469]") != std::string::npos);
