@@ -30,6 +30,8 @@ import sys
 import time
 
 DELTA = 1e-6
+# dpbudget's default --pld-tolerance: its interval's width relative to the upper end.
+TOLERANCE = 1e-3
 FULL_GRID = {
     "q": [1e-4, 1e-3, 1e-2, 0.1],
     "steps": [100, 1000, 10_000, 100_000, 1_000_000],
@@ -130,7 +132,7 @@ def main():
     header = ("q", "sigma", "steps", "ours_s", "ours_MiB", "interval", "width", "dpa_s", "dpa_MiB",
               "dpa_eps", "dpa_where", "ratio", "prv_s", "prv_interval", "prv_overlaps")
     print("\t".join(header))
-    ratios, above = [], []
+    ratios, above, wide, heavier = [], [], [], []
     for q in grid["q"]:
         for sigma in grid["sigma"]:
             for steps in grid["steps"]:
@@ -144,6 +146,8 @@ def main():
                 else:
                     lower = low if low is not None else up
                     row += [f"[{lower:.6g}, {up:.6g}]", f"{(up - lower) / up:.2e}" if up else "0"]
+                    if up and (up - lower) / up > TOLERANCE:
+                        wide.append((q, sigma, steps, (up - lower) / up))
                 row += [f"{dpa_s:.3f}" if dpa_s else "-", f"{dpa_mib:.0f}" if dpa_mib else "-"]
                 if dpa:
                     row += [f"{dpa[0]:.6g}", where(dpa[0], low, up)]
@@ -151,6 +155,8 @@ def main():
                         above.append((q, sigma, steps, up, dpa[0]))
                 else:
                     row += ["failed", "-"]
+                if ours_mib and dpa_mib and ours_mib > dpa_mib:
+                    heavier.append((q, sigma, steps, ours_mib, dpa_mib))
                 if ours_s and dpa_s:
                     ratios.append(ours_s / dpa_s)
                     row.append(f"{ours_s / dpa_s:.3f}")
@@ -169,8 +175,20 @@ def main():
         print(f"time ratio dpbudget / dp_accounting over {len(ratios)} points: median "
               f"{statistics.median(ratios):.3f}, largest {max(ratios):.3f}")
     for q, sigma, steps, up, peer in above:
+        excess = (up - peer) / peer
+        verdict = "within" if excess <= TOLERANCE else "BEYOND"
         print(f"upper end above dp_accounting's figure: q {q} sigma {sigma} steps {steps}: "
-              f"{up:.6g} > {peer:.6g}")
+              f"{up:.6g} > {peer:.6g} by {excess:.2e} relative ({verdict} the tolerance "
+              f"{TOLERANCE:g})")
+    for q, sigma, steps, width in wide:
+        print(f"interval wider than the tolerance: q {q} sigma {sigma} steps {steps}: {width:.2e}")
+    for q, sigma, steps, ours, theirs in heavier:
+        print(f"peak memory above dp_accounting's: q {q} sigma {sigma} steps {steps}: "
+              f"{ours:.0f} MiB > {theirs:.0f} MiB")
+    print(f"summary: {len(ratios)} points; {sum(r <= 0.1 for r in ratios)} at or below 1/10 of "
+          f"dp_accounting's time; {len(wide)} wider than the tolerance; {len(heavier)} above its "
+          f"peak memory; {sum((u - p) / p > TOLERANCE for _, _, _, u, p in above)} with the upper "
+          f"end above its figure by more than the tolerance")
     return 0
 
 

@@ -38,6 +38,12 @@ constexpr double kLogUnderflow = -740;
 /// few u.
 constexpr double kPowerUlps = 8;
 constexpr double kPowerFinalUlps = 8;
+/// (5): survivors of full transforms are computed again by direct sums when
+/// the transforms' round-off, T·γ_N relative, is at least this (a small share
+/// of the δ the refinement aims at) and the sums cost at most
+/// kRecomputeBudget multiply-adds (a few tens of milliseconds).
+constexpr double kRecomputeRoundoff = 1e-11;
+constexpr std::size_t kRecomputeBudget = 100'000'000;
 /// (5): the total mass m̂ of a release (compensated sum) is within this many u
 /// of the exact sum of its masses, and v/m̂ within kQuotientUlps·u of |v/m̂|.
 constexpr double kScaleUlps = 4;
@@ -123,12 +129,13 @@ double log_modulus(std::complex<double> v) {
 /// error per coefficient (docs/pld.md#round-off).
 std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n, double gamma,
                                              std::size_t max_grid, bool shared, double& rho_total,
-                                             std::int64_t& origin, double& scale_error) {
+                                             std::int64_t& origin, double& scale_error,
+                                             const std::vector<std::size_t>* given = nullptr) {
   const std::size_t h = n / 2 + 1;
   std::vector<Survivor> alive;
   // Many compositions leave few coefficients: compute only those (directly);
   // otherwise one full forward transform per release.
-  const auto cand = candidates(prep, n, kNegligible);
+  const auto cand = given ? std::optional(*given) : candidates(prep, n, kNegligible);
   if (!cand && n > max_grid) throw GridTooLarge("pld: composed grid exceeds the limit");
   origin = prep.first;
   scale_error = 0;
@@ -256,8 +263,21 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   const double gamma = fft_gamma(n);
   double rho_total = 0, scale_error = 0;
   std::int64_t origin = prep.first;
-  const std::vector<Survivor> alive =
+  std::vector<Survivor> alive =
       surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total, origin, scale_error);
+  // From full transforms (no direct sums) the round-off grows like T·γ_N: when
+  // that matters and few coefficients survive, they are computed again by
+  // centred direct sums (the others are negligible whatever their error).
+  std::size_t widest = 0;
+  for (const auto& r : prep.releases) widest = std::max(widest, r->loss.mass.size());
+  if (scale_error == 0 && prep.total_count * gamma >= kRecomputeRoundoff &&
+      alive.size() * widest <= kRecomputeBudget) {
+    std::vector<std::size_t> ks;
+    for (const Survivor& s : alive) ks.push_back(s.k);
+    rho_total = 0;
+    alive = surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total, origin, scale_error,
+                                   &ks);
+  }
   double z_norm2 = 0, dz_norm2 = 0;
   std::vector<std::complex<double>> z_alive(alive.size());
   const double releases = static_cast<double>(prep.releases.size());
