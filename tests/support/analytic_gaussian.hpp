@@ -23,6 +23,18 @@ inline double analytic_gaussian_delta(double sigma, double epsilon) {
          std::exp(epsilon) * std_normal_cdf(-1 / (2 * sigma) - epsilon * sigma);
 }
 
+/// ε(δ) of the Gaussian mechanism of noise σ, by bisection of the analytic
+/// profile (δ(ε) is decreasing).
+inline double analytic_gaussian_epsilon(double sigma, double delta) {
+  double lo = 0, hi = 1;
+  while (analytic_gaussian_delta(sigma, hi) > delta) hi *= 2;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (analytic_gaussian_delta(sigma, mid) > delta ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 /// The largest true-positive rate at false-positive rate x of any attack on
 /// μ-GDP (one Gaussian release at σ = 1/μ): Φ(Φ⁻¹(x) + μ), the trade-off
 /// curve G_μ (Dong, Roth & Su 2022), from Boost's normal distribution.

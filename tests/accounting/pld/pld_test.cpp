@@ -25,17 +25,6 @@ using dpb::pld::Mechanism;
 using Kind = dpb::pld::Mechanism::Kind;
 using dpb::test::analytic_gaussian_delta;
 
-/// ε(δ) of the analytic Gaussian by bisection (δ(ε) is decreasing).
-double bisected_gaussian_epsilon(double sigma, double delta) {
-  double lo = 0, hi = 1;
-  while (analytic_gaussian_delta(sigma, hi) > delta) hi *= 2;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (analytic_gaussian_delta(sigma, mid) > delta ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 Component gaussian(double sigma, std::int64_t count, double q = 1) {
   return {{Kind::gaussian, sigma, q}, count};
 }
@@ -117,7 +106,7 @@ TEST_CASE("pld: T-fold Gaussian equals one Gaussian with sigma/sqrt(T)") {
     const int steps = std::get<1>(row);
     const double delta = std::get<2>(row);
     const double eff = sigma / std::sqrt(static_cast<double>(steps));
-    const double truth = bisected_gaussian_epsilon(eff, delta);
+    const double truth = dpb::test::analytic_gaussian_epsilon(eff, delta);
     const auto r = eps_of({gaussian(sigma, steps)}, delta);
     CAPTURE(sigma);
     CAPTURE(steps);
@@ -130,7 +119,7 @@ TEST_CASE("pld: composition of different Gaussians (1/σ² adds up)") {
   // σ = 1 and σ = 2 composed: 1/σ_eff² = 1 + 1/4.
   const double eff = 1 / std::sqrt(1.25);
   const auto r = eps_of({gaussian(1, 1), gaussian(2, 1)}, 1e-5);
-  check_contains(r, bisected_gaussian_epsilon(eff, 1e-5));
+  check_contains(r, dpb::test::analytic_gaussian_epsilon(eff, 1e-5));
   const auto d = delta_of({gaussian(1, 1), gaussian(2, 1)}, 1.5);
   check_contains(d, analytic_gaussian_delta(eff, 1.5));
 }
@@ -287,7 +276,7 @@ TEST_CASE("pld: lower <= upper across a grid of configurations") {
         CHECK(d.upper <= 1);
         if (q == 1 && sigma / std::sqrt(static_cast<double>(steps)) > 0.05) {
           const double eff = sigma / std::sqrt(static_cast<double>(steps));
-          check_contains(r, bisected_gaussian_epsilon(eff, 1e-6));
+          check_contains(r, dpb::test::analytic_gaussian_epsilon(eff, 1e-6));
           check_contains(d, analytic_gaussian_delta(eff, 1.0));
         }
       }
@@ -315,7 +304,7 @@ TEST_CASE("pld accountant: registry, events and guarantees") {
   acc->compose(*dpb::make_composed({dpb::make_gaussian(1.0)}));
   const auto e = acc->epsilon(1e-5);
   REQUIRE(e.epsilon_lower);
-  const double truth = bisected_gaussian_epsilon(1 / std::sqrt(2.0), 1e-5);
+  const double truth = dpb::test::analytic_gaussian_epsilon(1 / std::sqrt(2.0), 1e-5);
   CHECK(*e.epsilon_lower <= truth);
   CHECK(e.epsilon >= truth);
   CHECK(e.bound == dpb::BoundKind::upper);
@@ -354,5 +343,5 @@ TEST_CASE("pld accountant: past the grid size limit the answer is inf with a not
   auto rdp = dpb::make_accountant("rdp", {});
   rdp->compose(*dpb::make_gaussian(1e-3));
   CHECK(std::isfinite(rdp->epsilon(1e-5).epsilon));
-  CHECK(rdp->epsilon(1e-5).epsilon >= bisected_gaussian_epsilon(1e-3, 1e-5));
+  CHECK(rdp->epsilon(1e-5).epsilon >= dpb::test::analytic_gaussian_epsilon(1e-3, 1e-5));
 }

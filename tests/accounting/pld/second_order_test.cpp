@@ -52,17 +52,6 @@ dpb::pld::Interval epsilon_on(const std::vector<Component>& c, double delta, dou
   return dpb::pld::epsilon_interval(c, delta, o);
 }
 
-/// ε(δ) of the Gaussian of noise σ by bisection of the analytic profile.
-double exact_gaussian_epsilon(double sigma, double delta) {
-  double lo = 0, hi = 1;
-  while (analytic_gaussian_delta(sigma, hi) > delta) hi *= 2;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (analytic_gaussian_delta(sigma, mid) > delta ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 /// δ(ε) of one Poisson-subsampled Gaussian, the larger of its two directions,
 /// by quadrature: remove, ∫(p − e^ε p0)₊ with p = (1 − q)p0 + q·p1; add,
 /// ∫(p0 − e^ε p)₊. The likelihood ratio is monotone in z, so each integrand is
@@ -144,7 +133,7 @@ TEST_CASE("pld second order: the T-fold Gaussian inside every interval, coarse g
       const double sigma = std::sqrt(static_cast<double>(steps)) / mu;
       const std::vector<Component> run{{Mechanism(Kind::gaussian, sigma), steps}};
       for (const double delta : {1e-3, 1e-6}) {
-        const double truth = exact_gaussian_epsilon(1 / mu, delta);
+        const double truth = dpb::test::analytic_gaussian_epsilon(1 / mu, delta);
         for (const double grid : {3e-2, 1e-3, 0.0}) {
           const auto r = epsilon_on(run, delta, grid);
           INFO("T ", steps, ", mu ", mu, ", delta ", delta, ", grid ", grid, ": [", r.lower, ", ",
