@@ -39,11 +39,12 @@ constexpr double kLogUnderflow = -740;
 constexpr double kPowerUlps = 8;
 constexpr double kPowerFinalUlps = 8;
 /// (5): survivors of full transforms are computed again by direct sums when
-/// the transforms' round-off, T·γ_N relative, is at least this (a small share
-/// of the δ the refinement aims at) and the sums cost at most
-/// kRecomputeBudget multiply-adds (a few tens of milliseconds).
-constexpr double kRecomputeRoundoff = 1e-11;
+/// their round-off bound exceeds the caller's target and the sums cost at most
+/// this many multiply-adds (a fraction of a second).
 constexpr std::size_t kRecomputeBudget = 100'000'000;
+/// ... and only where the transforms' error T·γ_N, relative, is at least this
+/// (a few thousand compositions): below it their round-off is negligible.
+constexpr double kRecomputeFrom = 1e-10;
 /// (5): the total mass m̂ of a release (compensated sum) is within this many u
 /// of the exact sum of its masses, and v/m̂ within kQuotientUlps·u of |v/m̂|.
 constexpr double kScaleUlps = 4;
@@ -178,7 +179,7 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
         if (!(mass > 0)) return false;
         const std::complex<double> w = v / mass;
         const double x1 = w.real() * (2 + w.real()) + w.imag() * w.imag();  // |1 + w|² − 1
-        log_r = x1 >= 0 ? 0.0 : 0.5 * std::log1p(x1);
+        log_r = x1 >= 0 ? 0.0 : x1 <= -1 ? -kInf : 0.5 * std::log1p(x1);
         arg = std::atan2(w.imag(), 1 + w.real());
         r = std::min(std::exp(log_r), 1.0);
         err = release.direct_error(s.k, n) / mass * (1 + kScaleUlps * kU) +
@@ -194,7 +195,8 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
       const double rp = std::min(r + err, 1.0);
       s.log_r += t * log_r;
       s.phase_weight += t * std::abs(arg) * (1 + std::abs(arg));
-      s.log_weight += t * std::abs(log_r);
+      // A coefficient computed as 0 is left at 0: no power, no power error.
+      if (std::isfinite(log_r)) s.log_weight += t * std::abs(log_r);
       s.theta = std::remainder(s.theta + std::remainder(t * arg, 2 * std::numbers::pi),
                                2 * std::numbers::pi);
       s.log_r_pert += t * (std::log(rp) + (cand ? log_mass : 0.0));
@@ -249,7 +251,8 @@ void set_outside_window(const Prepared& prep, double interval, std::int64_t k_a,
 }  // namespace
 
 ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
-                          double tail_mass, double window_tail, std::size_t max_grid, bool shared) {
+                          double tail_mass, double window_tail, std::size_t max_grid, bool shared,
+                          double roundoff_target) {
   const Prepared prep = prepare(components, d, interval, tail_mass, max_grid);
   const auto [k_a, k_b] = window(prep, interval, window_tail);
   // The window may exceed max_grid when only a few Fourier coefficients are
@@ -266,29 +269,39 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   std::vector<Survivor> alive =
       surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total, origin, scale_error);
   // From full transforms (no direct sums) the round-off grows like T·γ_N: when
-  // that matters and few coefficients survive, they are computed again by
-  // centred direct sums (the others are negligible whatever their error).
-  std::size_t widest = 0;
-  for (const auto& r : prep.releases) widest = std::max(widest, r->loss.mass.size());
-  if (scale_error == 0 && prep.total_count * gamma >= kRecomputeRoundoff &&
-      alive.size() * widest <= kRecomputeBudget) {
-    std::vector<std::size_t> ks;
-    for (const Survivor& s : alive) ks.push_back(s.k);
-    rho_total = 0;
-    alive = surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total, origin, scale_error,
-                                   &ks);
-  }
-  double z_norm2 = 0, dz_norm2 = 0;
-  std::vector<std::complex<double>> z_alive(alive.size());
+  // it exceeds `roundoff_target` and few coefficients survive, they are
+  // computed again by centred direct sums (the others are negligible whatever
+  // their error).
   const double releases = static_cast<double>(prep.releases.size());
-  for (std::size_t i = 0; i < alive.size(); ++i) {
-    const Survivor& s = alive[i];
+  auto perturbation = [&](const Survivor& s) {
     // |Ẑ_k − Z_k|: the transforms' error carried through the power, plus the
     // power's own (relative to the bound (r + ρ)^T on |Z_k|).
     const double power_rel = kPowerUlps * kU *
                              ((2 + releases) * s.log_weight + s.phase_weight +
                               2 * std::numbers::pi * releases + kPowerFinalUlps);
-    const double dz = std::exp(s.log_r_pert) * (s.pert_sum + power_rel);
+    // Coefficients below e^{kLogUnderflow} are set to 0 (no power computed).
+    return std::exp(s.log_r_pert) * s.pert_sum +
+           (s.log_r < kLogUnderflow ? 0.0 : std::exp(s.log_r) * power_rel);
+  };
+  if (scale_error == 0 && prep.total_count * gamma >= kRecomputeFrom) {
+    std::size_t widest = 0;
+    for (const auto& r : prep.releases) widest = std::max(widest, r->loss.mass.size());
+    double norm2 = 0;
+    for (const Survivor& s : alive)
+      norm2 += hermitian_weight(s.k, n) * std::pow(perturbation(s), 2);
+    if (std::sqrt(norm2) > roundoff_target && alive.size() * widest <= kRecomputeBudget) {
+      std::vector<std::size_t> ks;
+      for (const Survivor& s : alive) ks.push_back(s.k);
+      rho_total = 0;
+      alive = surviving_coefficients(prep, n, gamma, max_grid, shared, rho_total, origin,
+                                     scale_error, &ks);
+    }
+  }
+  double z_norm2 = 0, dz_norm2 = 0;
+  std::vector<std::complex<double>> z_alive(alive.size());
+  for (std::size_t i = 0; i < alive.size(); ++i) {
+    const Survivor& s = alive[i];
+    const double dz = perturbation(s);
     dz_norm2 += hermitian_weight(s.k, n) * dz * dz;
     if (s.log_r < kLogUnderflow) continue;
     z_alive[i] = std::polar(std::exp(s.log_r), s.theta);

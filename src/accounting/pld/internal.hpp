@@ -322,9 +322,12 @@ inline double hermitian_weight(std::size_t k, std::size_t n) {
 /// `shared` (Options::share_releases) the period is a power of two where the
 /// limits allow, so that nearby run lengths share one and with it the
 /// release's remembered transforms (Release::dft_at, Release::transform).
+/// `roundoff_target`: when full transforms leave a round-off bound above it,
+/// their few survivors are computed again by centred direct sums if that is
+/// affordable (docs/pld.md#round-off); 0: whenever affordable.
 ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
                           double tail_mass, double window_tail, std::size_t max_grid,
-                          bool shared = false);
+                          bool shared = false, double roundoff_target = 0);
 
 // --- (4), (5) few coefficients: spectrum.cpp ----------------------------
 

@@ -24,6 +24,10 @@ using detail::kTinyProbability;
 /// The tails put at +∞ and the window's folded tails take this share of the δ
 /// in question, so they never dominate the interval width.
 constexpr double kTailShare = 1e-5;
+/// Round-off above this share of the δ in question (where it starts to count
+/// against the tolerance) is reduced with direct
+/// sums where they are affordable (compose_impl's roundoff_target).
+constexpr double kRoundoffShare = 1e-3;
 /// A δ query does not know its δ: its tails are sized for a δ of this size.
 constexpr double kDeltaQueryScale = 1e-10;
 /// Ceilings on the tail mass per release end and on the window tail, even for
@@ -146,6 +150,9 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
   // (Named copies, not a structured binding: clang 14 cannot capture one.)
   const auto tail = tails(total, query, value, options.share_releases);
   const double tail_mass = tail.first, window_tail = tail.second;
+  // Round-off above this share of the δ in question is worth direct sums.
+  const double roundoff_target =
+      kRoundoffShare * (query == Query::epsilon ? value : kDeltaQueryScale);
 
   double interval = options.interval > 0 ? options.interval : kFirstInterval;
   bool have = false;
@@ -158,7 +165,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       // second thread when there is one.
       auto run = [&](Direction d) {
         return compose_impl(comps, d, interval, tail_mass, window_tail, options.max_grid,
-                            options.share_releases);
+                            options.share_releases, roundoff_target);
       };
       std::future<ComposedLoss> add;
       if (!symmetric) add = std::async(std::launch::async, run, Direction::add);

@@ -30,12 +30,13 @@ constexpr std::size_t kRememberedTransformPoints = std::size_t{1} << 21;
 /// direct_dft() sums this many frequencies in one pass (a speed choice).
 constexpr std::size_t kDirectLanes = 4;
 /// Release::direct_error(), in units of u (docs/pld.md#round-off): a table
-/// term x_j·(w_r − 1) summed with compensation and carried through the block
-/// factor, per unit of Σ x_j|w_r − 1| ...
-constexpr double kTableUlps = 40;
-/// ... and the block's (b − 1)·Σ x_j, per unit of Σ x_j|b − 1|: w − 1 from
-/// minus_one() is within 13u of |w − 1|, b from unit_turn() within 6u.
-constexpr double kBlockUlps = 30;
+/// term x_j·(w_r − 1) (w − 1 from minus_one() within 13u of |w − 1|), the
+/// block's plain sum of 64 of them (63u of the moduli summed), carried through
+/// the block factor b = 1 + (b − 1) (within 29u), per unit of Σ x_j|w_r − 1| ...
+constexpr double kTableUlps = 145;
+/// ... and the block's (b − 1)·Σ x_j (its plain sum within 63u), per unit of
+/// Σ x_j|b − 1|, with the compensated sum over blocks.
+constexpr double kBlockUlps = 85;
 /// Release::direct_error(): margin over the error count above.
 constexpr double kDirectGammaMargin = 1.2;
 /// candidates(): direct sums cost (#candidates)·(release size); at most this
@@ -59,36 +60,6 @@ constexpr double kSpreadAbsMargin = 1e-12;
 /// spectral_form(): evaluating Σ_k Re(c_k (A_k − B_k)) with |A_k|, |B_k| ≤ N
 /// is within kSpectralEvalUlps·u·N·Σ|c_k|.
 constexpr double kSpectralEvalUlps = 64;
-
-/// e^{−2πi·turn/n}, turn < n: turn/n = j/8 + num/(8n) with j = round(8·turn/n)
-/// and |num| ≤ n/2 integers (exact), so the angle left, π·num/(4n), is at most
-/// π/8; the octant's factor e^{−iπj/4} is exact for even j and a sum and a
-/// product by √½ for odd j.
-std::complex<double> unit_turn(std::uint64_t turn, std::uint64_t n) {
-  const std::uint64_t eighths = 8 * turn;
-  const std::uint64_t j = (eighths + n / 2) / n;
-  const auto num = static_cast<std::int64_t>(eighths) - static_cast<std::int64_t>(j * n);
-  const double phi = std::numbers::pi / 4 * (static_cast<double>(num) / static_cast<double>(n));
-  const double c = std::cos(phi), sn = -std::sin(phi);  // w = c + i·sn = e^{−iφ}
-  constexpr double kSqrtHalf = std::numbers::sqrt2 / 2;
-  // e^{−iπ/2}·(a + ib) = b − ia.
-  auto quarter = [](std::complex<double> w, std::uint64_t turns) {
-    switch (turns % 4) {
-      case 0:
-        return w;
-      case 1:
-        return std::complex<double>(w.imag(), -w.real());
-      case 2:
-        return -w;
-      default:
-        return std::complex<double>(-w.imag(), w.real());
-    }
-  };
-  std::complex<double> w(c, sn);
-  // e^{−iπ/4}·(a + ib) = ((a + b) + i(b − a))·√½.
-  if (j % 2 == 1) w = std::complex<double>((c + sn) * kSqrtHalf, (sn - c) * kSqrtHalf);
-  return quarter(w, (j / 2) % 4);
-}
 
 /// e^{−2πi·turn/n} − 1 without cancellation: −2sin²(θ/2) − 2i·sin(θ/2)cos(θ/2),
 /// θ = 2π·turn/n reduced to (−π, π] in integers; within 13u of |w − 1|.
@@ -162,22 +133,23 @@ std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::
     Compensated total_re[kDirectLanes], total_im[kDirectLanes];
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t start = b * kDirectBlock, stop = std::min(x.size(), start + kDirectBlock);
-      Compensated re[kDirectLanes], im[kDirectLanes], mass;
+      // Plain sums within the block: their error is relative to Σ x_j|w_r − 1|,
+      // small at low frequencies (kTableUlps); compensated across blocks.
+      double re[kDirectLanes] = {}, im[kDirectLanes] = {}, mass = 0;
       for (std::size_t j = start; j < stop; ++j) {
         const double v = x[j];
-        mass.add(v);
+        mass += v;
         for (std::size_t l = 0; l < kDirectLanes; ++l) {
-          re[l].add(v * table_re[l][j - start]);
-          im[l].add(v * table_im[l][j - start]);
+          re[l] += v * table_re[l][j - start];
+          im[l] += v * table_im[l][j - start];
         }
       }
-      const double block_mass = mass.s - mass.c;
       for (std::size_t l = 0; l < lanes; ++l) {
         const std::uint64_t turn =
             turn_of(ks[first + l], static_cast<std::int64_t>(start) - centre);
+        const std::complex<double> b_minus_one = minus_one(turn, un);
         const std::complex<double> part =
-            unit_turn(turn, un) * std::complex<double>(re[l].s - re[l].c, im[l].s - im[l].c) +
-            minus_one(turn, un) * block_mass;
+            (b_minus_one + 1.0) * std::complex<double>(re[l], im[l]) + b_minus_one * mass;
         total_re[l].add(part.real());
         total_im[l].add(part.imag());
       }
