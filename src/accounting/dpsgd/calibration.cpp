@@ -112,7 +112,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   // The accountant's re-ask margin (AccountantDescriptor::reask_margin).
   const AccountantDescriptor* asked = find_accountant(oracle.accountant);
   const double goal = target_epsilon * (1 - (asked ? asked->reask_margin : 0.0));
-  auto sigma_fits = [goal](const Guarantee& g, double) { return g.epsilon <= goal; };
+  auto sigma_fits = [goal](const Guarantee& g) { return g.epsilon <= goal; };
   std::map<double, Guarantee> seen;  // every evaluation, by σ (each one fresh)
   auto eval = [&](double s) -> const Guarantee& {
     auto it = seen.find(s);
@@ -120,7 +120,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
     return it->second;
   };
   auto verified = [&](double s) -> SigmaSolution {
-    if (!sigma_fits(eval(s), target_epsilon))  // cannot happen: every hi was checked
+    if (!sigma_fits(eval(s)))  // cannot happen: every hi was checked
       throw NoSolution("no noise multiplier found for " + oracle.quantity() + " " +
                        num(target_epsilon));
     return {s, eval(s)};
@@ -137,7 +137,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
     first_step = kHintStep;
   }
   double hi = std::min(start, max_sigma), lo = 0, step = first_step;
-  while (!sigma_fits(eval(hi), target_epsilon)) {
+  while (!sigma_fits(eval(hi))) {
     if (hi >= max_sigma)
       throw NoSolution(oracle.quantity() + " " + num(target_epsilon) +
                        " needs a noise multiplier above " + num(max_sigma) +
@@ -159,7 +159,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   }
   if (lo == 0) {
     lo = hi / first_step;
-    while (sigma_fits(eval(lo), target_epsilon)) {
+    while (sigma_fits(eval(lo))) {
       hi = lo;
       lo /= 2;
       if (lo < 1e-12) return verified(hi);  // ε ≤ target at any σ (e.g. q = 0): σ → 0⁺
@@ -178,7 +178,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
   while (hi / lo - 1 > tolerance && (!finite_log(lo) || !finite_log(hi) || target_epsilon == 0)) {
     const double mid = std::sqrt(lo * hi);
     if (mid <= lo || mid >= hi) break;
-    (sigma_fits(eval(mid), target_epsilon) ? hi : lo) = mid;
+    (sigma_fits(eval(mid)) ? hi : lo) = mid;
   }
   if (hi / lo - 1 > tolerance && std::log(hi) > std::log(lo)) {
     const double a = std::log(lo), b = std::log(hi);
@@ -191,7 +191,7 @@ SigmaSolution smallest_noise_multiplier(const std::function<EventPtr(double)>& e
         max_iter);
     // r.second keeps the sign of f(b) ≤ 0 (unless f hit 0 exactly at r.first).
     const double s1 = std::exp(r.first), s2 = std::exp(r.second);
-    hi = sigma_fits(eval(s1), target_epsilon) ? s1 : s2;
+    hi = sigma_fits(eval(s1)) ? s1 : s2;
   }
   return verified(hi);
 }

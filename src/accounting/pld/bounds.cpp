@@ -103,18 +103,18 @@ ComposedLoss::ComposedLoss(double step, std::int64_t first, std::vector<double> 
   }
 }
 
+std::size_t ComposedLoss::first_above(double x) const {
+  const double pos = x / interval - static_cast<double>(first_index);
+  if (pos < 0) return 0;
+  if (pos >= static_cast<double>(mass.size())) return mass.size();
+  return std::min(mass.size(), static_cast<std::size_t>(std::floor(pos)) + 1);
+}
+
 double ComposedLoss::grid_delta(double epsilon) const {
   if (period_ > 0) return spectral_delta(epsilon);
   if (mass.empty()) return 0;
-  // Terms with l_i > ε: i ≥ first i with l_i > ε.
-  const double pos = epsilon / interval - static_cast<double>(first_index);
-  std::size_t i;
-  if (pos < 0)
-    i = 0;
-  else if (pos >= static_cast<double>(mass.size()))
-    return 0;
-  else
-    i = static_cast<std::size_t>(std::floor(pos)) + 1;
+  // Terms with l_i > ε.
+  const std::size_t i = first_above(epsilon);
   if (i >= mass.size()) return 0;
   const double l_i = static_cast<double>(first_index + static_cast<std::int64_t>(i)) * interval;
   return std::max(0.0, tail_p_[i] - std::exp(epsilon - l_i) * tail_q_[i]);
@@ -171,11 +171,7 @@ double ComposedLoss::mass_error() const { return summation_factor(mass.size()) +
 double ComposedLoss::grid_tail(double x) const {
   if (period_ > 0) return std::max(0.0, spectral_delta(x, false));
   if (mass.empty()) return 0;
-  const double pos = x / interval - static_cast<double>(first_index);
-  if (pos < 0) return tail_p_[0];
-  if (pos >= static_cast<double>(mass.size())) return 0;
-  const auto i = static_cast<std::size_t>(std::floor(pos)) + 1;
-  return i >= mass.size() ? 0.0 : tail_p_[i];
+  return tail_p_[first_above(x)];  // tail_p_[size] = 0
 }
 
 // (3), second order (docs/pld.md#second-order-lower-bound). Given the true
@@ -345,6 +341,7 @@ std::vector<double> tpr_lower(const ComposedLoss& c, std::span<const double> fpr
           at = j + 1;
         }
       }
+      if (round + 1 == kTradeoffSecondOrderRounds) break;  // no round left to use more
       bool changed = false;
       const std::size_t from =
           at > kTradeoffSecondOrderWindow ? at - kTradeoffSecondOrderWindow : 0;

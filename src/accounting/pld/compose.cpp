@@ -100,14 +100,12 @@ struct Survivor {
   double log_weight;    // Σ_c T_c·|log|X_ck||, likewise
 };
 
-/// log|v|, at most 0 (the true modulus is at most 1), accurate near |v| = 1
-/// (see kLog1pFrom).
-double log_modulus(std::complex<double> v) {
-  const double a = v.real(), b = v.imag();
-  if (std::norm(v) >= kLog1pFrom) {
-    const double x = (a - 1) * (a + 1) + b * b;
-    return x >= 0 ? 0.0 : 0.5 * std::log1p(x);
-  }
+/// log|v|, at most 0 (the true modulus is at most 1), given x = |v|² − 1
+/// computed without cancellation: log1p(x)/2 where |v|² ≥ kLog1pFrom (near
+/// |v| = 1), else log|v|; the error bound of kPowerUlps assumes this split.
+double log_modulus(std::complex<double> v, double x) {
+  if (x >= 0) return 0.0;
+  if (x + 1 >= kLog1pFrom) return 0.5 * std::log1p(x);
   const double r = std::abs(v);
   return r > 0 ? std::min(std::log(r), 0.0) : -kInf;
 }
@@ -144,10 +142,8 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
     const Release& release = *prep.releases[c];
     const auto& x = release.loss;
     const double t = prep.counts[c];
-    double norm1 = 0;
-    for (double v : x.mass) norm1 += v;
     // The full transforms' error; the direct sums' is per frequency.
-    const double rho = gamma * norm1;
+    const double rho = gamma * release.total_mass;
     std::shared_ptr<const std::vector<std::complex<double>>> held;
     if (cand)
       held = std::make_shared<const std::vector<std::complex<double>>>(release.dft_at(n, *cand));
@@ -178,8 +174,7 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
         // 1 + v/m: its modulus and argument without forming 1 + v/m.
         if (!(mass > 0)) return false;
         const std::complex<double> w = v / mass;
-        const double x1 = w.real() * (2 + w.real()) + w.imag() * w.imag();  // |1 + w|² − 1
-        log_r = x1 >= 0 ? 0.0 : x1 <= -1 ? -kInf : 0.5 * std::log1p(x1);
+        log_r = log_modulus(1.0 + w, w.real() * (2 + w.real()) + w.imag() * w.imag());
         arg = std::atan2(w.imag(), 1 + w.real());
         r = std::min(std::exp(log_r), 1.0);
         err = release.direct_error(s.k, n) / mass * (1 + kScaleUlps * kU) +
@@ -187,7 +182,7 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
         log_r += log_mass;  // the scale m, the same for every coefficient
       } else {
         if (std::norm(v) < drop_below) return false;
-        log_r = log_modulus(v);
+        log_r = log_modulus(v, (v.real() - 1) * (v.real() + 1) + v.imag() * v.imag());
         arg = std::arg(v);
         r = std::min(std::abs(v), 1.0);
         err = rho;

@@ -115,6 +115,19 @@ using dpb::kU;  // the u of stage (5)
 /// and far above the subnormal range, so logarithms and quotients stay finite.
 inline constexpr double kTinyProbability = 1e-300;
 
+/// Compensated (Kahan) summation: s − c holds the sum within 2u + O(n·u²)
+/// of the moduli added.
+struct Compensated {
+  double s = 0, c = 0;
+  void add(double v) {
+    const double y = v - c;
+    const double t = s + y;
+    c = (t - s) - y;
+    s = t;
+  }
+  double total() const { return s - c; }
+};
+
 /// A grid over its limit (pld.hpp); the refinement loop turns it into a note.
 struct GridTooLarge : std::runtime_error {
   using std::runtime_error::runtime_error;

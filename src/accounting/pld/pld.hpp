@@ -152,6 +152,8 @@ class ComposedLoss {
   /// Relative error of δ and tail sums read off the masses: the summation's
   /// and relative_error.
   double mass_error() const;
+  /// The first array index i with l_i > x (mass.size() if none).
+  std::size_t first_above(double x) const;
   /// P(S_Y > x) of the discrete distribution (the window's computed masses).
   double grid_tail(double x) const;
   /// The lower bound of (3), second order (docs/pld.md#second-order-lower-bound):

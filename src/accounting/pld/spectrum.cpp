@@ -72,18 +72,6 @@ std::complex<double> minus_one(std::uint64_t turn, std::uint64_t n) {
   return {-2 * sh * sh, -2 * sh * ch};
 }
 
-/// Compensated (Kahan) summation: s − c holds the sum within 2u + O(n·u²)
-/// of the moduli added.
-struct Compensated {
-  double s = 0, c = 0;
-  void add(double v) {
-    const double y = v - c;
-    const double t = s + y;
-    c = (t - s) - y;
-    s = t;
-  }
-};
-
 }  // namespace
 
 /// |Ŷ_k − Y_k| of direct_dft() (docs/pld.md#round-off). With φ = 2πk/n and
@@ -155,7 +143,7 @@ std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::
       }
     }
     for (std::size_t l = 0; l < lanes; ++l)
-      out[first + l] = {total_re[l].s - total_re[l].c, total_im[l].s - total_im[l].c};
+      out[first + l] = {total_re[l].total(), total_im[l].total()};
   }
   return out;
 }

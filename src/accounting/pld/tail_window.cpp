@@ -98,14 +98,13 @@ constexpr std::size_t kRememberedPoints = std::size_t{1} << 20;
 /// its round-off, and Σ_j x_j with compensation.
 void centre_of(Release& r) {
   const auto& x = r.loss.mass;
-  double sum = 0, low = 0, first = 0;
+  Compensated sum;
+  double first = 0;
   for (std::size_t j = 0; j < x.size(); ++j) {
-    const double y = x[j] - low, t = sum + y;  // compensated Σ x_j
-    low = (t - sum) - y;
-    sum = t;
+    sum.add(x[j]);
     first += x[j] * static_cast<double>(j);
   }
-  r.total_mass = sum - low;
+  r.total_mass = sum.total();
   r.centre = r.total_mass > 0 ? std::llround(first / r.total_mass) : 0;
   double spread = 0;
   for (std::size_t j = 0; j < x.size(); ++j)
