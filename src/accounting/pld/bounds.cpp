@@ -160,9 +160,10 @@ double ComposedLoss::grid_epsilon(double d, bool upper_side) const {
 }
 
 double ComposedLoss::deviation(double eta) const {
-  // (3): t = T·β + s, s solving Bernstein's exp(−s²/(2(V + Δs/3))) = η.
+  // (3): t = T·β + s, s solving Bernstein's exp(−s²/(2(V + bs/3))) = η, b = stride·Δ
+  // the widest bucket (docs/pld.md#coarse-tails).
   const double big_l = std::log(1 / eta);
-  const double m = big_l * interval / 3;
+  const double m = big_l * stride * interval / 3;
   return bias + m + std::sqrt(m * m + 2 * big_l * variance);
 }
 
@@ -186,15 +187,21 @@ double ComposedLoss::grid_tail(double x) const {
 // P(|S − ε| < a) ≤ P(|S_Y − ε| < a + ρ + β_T)/(1 − V/ρ²), a sum over the
 // composed grid. Returns the total, rounded up.
 double ComposedLoss::curvature_penalty(double epsilon) const {
-  const double var = static_cast<double>(releases) * interval * interval / 4;
+  // With coarse tails (docs/pld.md#coarse-tails), on the event that at most K
+  // releases fall in a coarse bucket: V = (T + K(s² − 1))Δ²/4, terms within
+  // b = s·Δ, and the bias with K of them at β(sΔ); the event's complement,
+  // coarse_excess, is added to the penalty.
+  const double var = (static_cast<double>(releases) + coarse_releases * (stride * stride - 1)) *
+                     interval * interval / 4;
+  const double range = stride * interval;
   const double beta = bias;
   if (!(var > 0)) return bias > 0 ? kInf : 0.0;
   // G(s) for s = z − β_T ≥ 0, and where its exponent reaches kPsiExponentEnd.
   auto g_tail = [&](double s) {
     if (s <= 0) return 1.0;
-    return std::min(1.0, 2 * std::exp(-s * s / (2 * (var + interval * s / 3))));
+    return std::min(1.0, 2 * std::exp(-s * s / (2 * (var + range * s / 3))));
   };
-  const double b3 = 2 * kPsiExponentEnd * interval / 3;
+  const double b3 = 2 * kPsiExponentEnd * range / 3;
   const double s_end = (b3 + std::sqrt(b3 * b3 + 8 * kPsiExponentEnd * var)) / 2;
   const double root = std::sqrt(var);
   // Levels a_0 = 0 < a_1 < … < a_M = β_T + s_end, and Ψ(a_m) by upper Riemann
@@ -209,7 +216,7 @@ double ComposedLoss::curvature_penalty(double epsilon) const {
   }
   const std::size_t levels = level.size();
   std::vector<double> psi(levels + 1, 0.0);  // psi[levels] = 0: past the last level
-  const double kappa = 1 / (2 * (var / s_end + interval / 3));
+  const double kappa = 1 / (2 * (var / s_end + range / 3));
   psi[levels - 1] = 2 * std::exp(-kappa * s_end) / kappa;
   for (std::size_t m = levels - 1; m-- > 0;) {
     const double h = (level[m + 1] - level[m]) / kPsiSubsteps;
@@ -238,7 +245,7 @@ double ComposedLoss::curvature_penalty(double epsilon) const {
                (m + 1 < levels ? std::min(1.0, factor * within(level[m + 1] + widen)) : 1.0);
     best = std::min(best, total);
   }
-  return best * (1 + kPenaltyRoundUp);
+  return best * (1 + kPenaltyRoundUp) + coarse_excess;
 }
 
 double ComposedLoss::delta_upper(double epsilon) const {
@@ -255,7 +262,7 @@ double ComposedLoss::delta_lower(double epsilon, bool second_order) const {
     const double eta = f * std::max(base, detail::kTinyProbability);
     const double d = certain_infinite_mass +
                      grid_delta(epsilon + deviation(eta)) * (1 - mass_error()) - eta - alias_below -
-                     roundoff;
+                     roundoff - coarse_excess;
     best = std::max(best, d);
   }
   if (!second_order) return std::min(best, 1.0);
@@ -278,7 +285,8 @@ double ComposedLoss::epsilon_lower(double delta) const {
     const double eta = f * delta;
     // δ_true(ε) ≥ P(X = ∞) + (the finite part's lower bound): subtract it.
     const double d =
-        (delta - certain_infinite_mass + eta + alias_below + roundoff) / (1 - mass_error());
+        (delta - certain_infinite_mass + eta + alias_below + roundoff + coarse_excess) /
+        (1 - mass_error());
     best = std::max(best, grid_epsilon(d, false) - deviation(eta));
   }
   // (3), second order: the largest ε found whose lower δ (δ_Y − penalty)

@@ -38,6 +38,11 @@ constexpr double kLogUnderflow = -740;
 /// few u.
 constexpr double kPowerUlps = 8;
 constexpr double kPowerFinalUlps = 8;
+/// (4): the direct sums of the candidates are chosen over full transforms
+/// unless they cost more than this many times N·log₂N (a speed choice: one
+/// multiply-add of the sums takes ~0.7 ns, one unit of N·log₂N of FFTW's
+/// transform ~1.6 ns, measured for issue 45).
+constexpr double kTransformCostRatio = 2;
 /// (5): survivors of full transforms are computed again by direct sums when
 /// their round-off bound exceeds the caller's target and the sums cost at most
 /// this many multiply-adds (a fraction of a second).
@@ -137,7 +142,15 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
   std::vector<Survivor> alive;
   // Many compositions leave few coefficients: compute only those (directly);
   // otherwise one full forward transform per release.
-  const auto cand = given ? std::optional(*given) : candidates(prep, n, kNegligible);
+  auto cand = given ? std::optional(*given) : candidates(prep, n, kNegligible);
+  if (cand && !given && n <= max_grid) {
+    // The full transforms where they are cheaper than the direct sums.
+    std::size_t terms = 0;
+    for (const auto& r : prep.releases) terms = std::max(terms, r->terms);
+    const double sums = static_cast<double>(cand->size()) * static_cast<double>(terms);
+    if (sums > kTransformCostRatio * static_cast<double>(n) * std::log2(static_cast<double>(n)))
+      cand.reset();
+  }
   if (!cand && n > max_grid) throw GridTooLarge("pld: composed grid exceeds the limit");
   origin = prep.first;
   scale_error = 0;
@@ -219,7 +232,7 @@ std::vector<Survivor> surviving_coefficients(const Prepared& prep, std::size_t n
 /// folds in from outside the window, the mass at +∞, and the variance and
 /// bias of the coupling of (3).
 void set_outside_window(const Prepared& prep, double interval, std::int64_t k_a, std::size_t n,
-                        ComposedLoss& out) {
+                        double window_tail, ComposedLoss& out) {
   const auto nn = static_cast<std::int64_t>(n);
   const std::int64_t k_top = k_a + nn - 1;
   out.alias_above = k_top >= prep.last
@@ -228,11 +241,15 @@ void set_outside_window(const Prepared& prep, double interval, std::int64_t k_a,
   out.alias_below = k_a <= prep.first
                         ? 0.0
                         : std::exp(prep.log_tail_below(static_cast<double>(k_a - 1) * interval));
-  double log_finite = 0, log_certain = 0, var = 0;
+  double log_finite = 0, log_certain = 0, var = 0, lambda = 0, stride = 1;
   for (std::size_t c = 0; c < prep.releases.size(); ++c) {
     log_finite += prep.counts[c] * std::log1p(-std::min(prep.loss(c).dropped_mass, 1.0));
     log_certain += prep.counts[c] * std::log1p(-std::min(prep.loss(c).infinite_mass, 1.0));
     var += prep.counts[c] * prep.loss(c).split_variance;
+    if (prep.loss(c).stride > 1) {
+      lambda += prep.counts[c] * prep.loss(c).coarse_probability;
+      stride = std::max(stride, static_cast<double>(prep.loss(c).stride));
+    }
   }
   out.infinite_mass = -std::expm1(log_finite);
   // The composed loss is +∞ as soon as one release's is: 1 − Π(1 − m_c)^{T_c},
@@ -240,18 +257,49 @@ void set_outside_window(const Prepared& prep, double interval, std::int64_t k_a,
   out.certain_infinite_mass = std::max(
       0.0, -std::expm1(log_certain) * (1 - kCertainMassUlps * kU * (prep.total_count + 4)));
   out.variance = var * interval * interval;
-  // (3): β = (Δ/2 + Δ²/12)²/2 bounds each release's conditional mean of Y − X.
-  const double beta = 0.5 * std::pow(interval / 2 + interval * interval / 12, 2);
-  out.bias = prep.total_count * beta;
+  // (3): β(w) = (w/2 + w²/12)²/2 bounds the conditional mean of Y − X of a release
+  // whose loss falls in a bucket of width w: Δ, or stride·Δ for at most K
+  // releases except with probability coarse_excess (docs/pld.md#coarse-tails).
+  auto beta = [](double w) { return 0.5 * std::pow(w / 2 + w * w / 12, 2); };
   out.releases = static_cast<std::size_t>(prep.total_count);
+  out.stride = stride;
+  if (stride > 1) {
+    const auto [k, excess] = coarse_count_bound(lambda, prep.total_count, window_tail);
+    out.coarse_releases = k;
+    out.coarse_excess = excess;
+  }
+  out.bias = prep.total_count * beta(interval) + out.coarse_releases * beta(stride * interval);
 }
 
 }  // namespace
 
+std::pair<double, double> coarse_count_bound(double lambda, double releases, double target) {
+  if (!(lambda > 0)) return {0.0, 0.0};
+  // log P(N ≥ j) ≤ f(j) = j·log λ − log j!, j = K + 1. f rises while j < λ and
+  // falls after: the least j with f(j) ≤ log target is 1, or lies past λ,
+  // where a doubling and a bisection find it.
+  const double log_lambda = std::log(lambda), log_target = std::log(target);
+  auto f = [&](double j) { return j * log_lambda - std::lgamma(j + 1); };
+  if (f(1) <= log_target) return {0.0, lambda};
+  double lo = std::max(1.0, std::floor(lambda));  // f(lo) > log target
+  double hi = lo + 1;
+  while (f(hi) > log_target) {
+    if (hi > releases) return {releases, 0.0};  // N ≤ the number of releases
+    lo = hi;
+    hi = lo + 2 * (hi - std::max(1.0, std::floor(lambda))) + 1;
+  }
+  while (hi - lo > 1) {  // f(lo) > log target ≥ f(hi)
+    const double mid = std::floor(lo + (hi - lo) / 2);
+    (f(mid) > log_target ? lo : hi) = mid;
+  }
+  if (hi - 1 >= releases) return {releases, 0.0};
+  return {hi - 1, std::exp(f(hi))};
+}
+
 ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
                           double tail_mass, double window_tail, std::size_t max_grid, bool shared,
-                          double roundoff_target) {
-  const Prepared prep = prepare(components, d, interval, tail_mass, max_grid);
+                          double roundoff_target, Coarsening coarsening) {
+  const Prepared prep = prepare(components, d, interval, tail_mass, max_grid, coarsening);
   const auto [k_a, k_b] = window(prep, interval, window_tail);
   // The window may exceed max_grid when only a few Fourier coefficients are
   // needed (spectral form, no array of the window), never kMaxSpectralWindow.
@@ -283,7 +331,7 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
   };
   if (scale_error == 0 && prep.total_count * gamma >= kRecomputeFrom) {
     std::size_t widest = 0;
-    for (const auto& r : prep.releases) widest = std::max(widest, r->loss.mass.size());
+    for (const auto& r : prep.releases) widest = std::max(widest, r->terms);
     double norm2 = 0;
     for (const Survivor& s : alive)
       norm2 += hermitian_weight(s.k, n) * std::pow(perturbation(s), 2);
@@ -338,20 +386,21 @@ ComposedLoss compose_impl(std::span<const Component> components, Direction d, do
 
   out.roundoff = roundoff;
   out.relative_error = std::expm1(scale_error);
-  set_outside_window(prep, interval, k_a, n, out);
+  set_outside_window(prep, interval, k_a, n, window_tail, out);
   return out;
 }
 
 }  // namespace detail
 
 ComposedLoss compose(std::span<const Component> components, Direction d, double interval,
-                     double tail_mass, double window_tail) {
+                     double tail_mass, double window_tail, Coarsening coarsening) {
   if (!(interval > 0)) throw InvalidParameter("pld_interval", "must be positive");
   if (components.empty()) {
     ComposedLoss id(interval, 0, {1.0});
     return id;
   }
-  return detail::compose_impl(components, d, interval, tail_mass, window_tail, kDirectMaxGrid);
+  return detail::compose_impl(components, d, interval, tail_mass, window_tail, kDirectMaxGrid,
+                              false, 0, coarsening);
 }
 
 }  // namespace dpb::pld

@@ -239,14 +239,17 @@ DiscreteLoss discretise_symmetrised(const Mechanism& m, double interval, double 
 }  // namespace
 
 DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
-                             std::size_t max_points) {
+                             std::size_t max_points, Coarsening coarsening) {
+  // Coarse tails where the loss has a quantile function (the CDF models);
+  // the other kinds keep one fine grid (their parts and atoms are summed or
+  // mirrored point by point).
   switch (m.kind) {
     case Mechanism::Kind::gaussian:
     case Mechanism::Kind::laplace:
-      return discretise_cdf(Model(m), d, interval, tail_mass, max_points);
+      return discretise_cdf(Model(m), d, interval, tail_mass, max_points, coarsening);
     case Mechanism::Kind::gaussian_replace:
     case Mechanism::Kind::gaussian_mixture:
-      return discretise_mixture(m, d, interval, tail_mass, max_points);
+      return discretise_mixture(m, d, interval, tail_mass, max_points, coarsening);
     case Mechanism::Kind::atoms:
     case Mechanism::Kind::discrete_laplace:
     case Mechanism::Kind::discrete_gaussian:
@@ -332,9 +335,10 @@ double infinite_mass(const Mechanism& m, Direction d) {
   return s;
 }
 
-DiscreteLoss discretise(const Mechanism& m, Direction d, double interval, double tail_mass) {
+DiscreteLoss discretise(const Mechanism& m, Direction d, double interval, double tail_mass,
+                        Coarsening coarsening) {
   if (!(interval > 0)) throw InvalidParameter("pld_interval", "must be positive");
-  return discretise_impl(m, d, interval, tail_mass, kDirectMaxGrid);
+  return discretise_impl(m, d, interval, tail_mass, kDirectMaxGrid, coarsening);
 }
 
 double exact_delta(const Mechanism& m, Direction d, double epsilon) {

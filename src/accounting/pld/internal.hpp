@@ -51,7 +51,10 @@
 //     A second bound from the same coupling charges D only near ε, where
 //     (1 − e^{ε−s})₊ has its kink: δ_true(ε) ≥ δ_Y(ε) − β_T·P(S > ε) −
 //     E Ψ(|S − ε|), second order in Δ (docs/pld.md#second-order-lower-bound);
-//     the lower end is the larger of the two.
+//     the lower end is the larger of the two. With coarse tails (buckets of
+//     width s·Δ where little mass lies) both bounds hold on the event that at
+//     most K releases fall in a coarse bucket, whose complement is charged
+//     (docs/pld.md#coarse-tails).
 // (4) Composition: one forward real FFT per distinct release, Π_c X_c^{T_c}
 //     pointwise (in log-polar form, |X| ≤ 1 clamped), one inverse FFT. After
 //     many compositions only a few coefficients are not negligible (|Z_k| ≥
@@ -140,7 +143,7 @@ void validate(const Mechanism& m);
 
 /// discretise() with a grid limit of `max_points` (GridTooLarge past it).
 DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
-                             std::size_t max_points);
+                             std::size_t max_points, Coarsening coarsening = {});
 
 /// A probability of the form P(z' ≤ z) kept on its accurate side: `v` is the
 /// CDF when !upper, the survival function when upper.
@@ -174,43 +177,74 @@ inline constexpr double kMaxExpArgument = 700.0;
 std::pair<std::int64_t, std::int64_t> grid_span(double lo, double hi, double interval,
                                                 std::size_t max_points);
 
+/// The computed probability of a coarse bucket is rounded up by this share
+/// (far above the round-off of a CDF value).
+inline constexpr double kCoarseProbabilityMargin = 1e-6;
+
 /// (1), (2) for a loss that is a nondecreasing function of one real variable:
 /// `model.at(l, d)` gives P(X ≤ l) and Q(X ≤ l) (Prob), `model.range(d, τ)` a
 /// loss range holding all but ≤ τ of the P-mass at each end. Every bucket's
-/// P-mass and Q-mass are exact CDF differences, split by connect-the-dots.
+/// P-mass and Q-mass are exact CDF differences, split by connect-the-dots;
+/// with coarse tails the buckets outside the fine part are `stride`·Δ wide
+/// (connect-the-dots holds for any points: docs/pld.md#coarse-tails).
 template <typename Model>
 DiscreteLoss discretise_cdf(const Model& model, Direction d, double interval, double tail_mass,
-                            std::size_t max_points) {
+                            std::size_t max_points, Coarsening coarsening = {}) {
   const auto [lo, hi] = model.range(d, tail_mass);
-  const auto [k_lo, k_hi] = grid_span(lo, hi, interval, max_points);
+  auto [k_lo, k_hi] = grid_span(lo, hi, interval, max_points);
+  const auto s = static_cast<std::int64_t>(std::max<std::size_t>(coarsening.stride, 1));
+  std::int64_t f_lo = k_lo, f_hi = k_hi;  // the fine part, in grid indices
+  if (s > 1 && coarsening.tail > tail_mass) {
+    const auto [fine_lo, fine_hi] = model.range(d, coarsening.tail);
+    f_lo = std::clamp(static_cast<std::int64_t>(std::floor(fine_lo / interval)), k_lo, k_hi);
+    f_hi = std::clamp(static_cast<std::int64_t>(std::ceil(fine_hi / interval)), f_lo, k_hi);
+    // The coarse points reach past both ends of the range.
+    k_lo = f_lo - s * ((f_lo - k_lo + s - 1) / s);
+    k_hi = f_hi + s * ((k_hi - f_hi + s - 1) / s);
+    if (!(static_cast<double>(k_hi - k_lo) < static_cast<double>(max_points)))
+      throw GridTooLarge("pld: one release needs more than the grid limit");
+  }
   DiscreteLoss out;
   out.interval = interval;
   out.first_index = k_lo;
   const auto n = static_cast<std::size_t>(k_hi - k_lo + 1);
   out.mass.assign(n, 0.0);
-  const double down = -std::expm1(-interval);  // 1 − e^{−Δ}
+  out.stride = static_cast<std::size_t>(f_lo > k_lo || f_hi < k_hi ? s : 1);
+  out.fine_begin = static_cast<std::size_t>(f_lo - k_lo);
+  out.fine_end = static_cast<std::size_t>(f_hi - k_lo + 1);
   auto [p_prev, q_prev] = model.at(static_cast<double>(k_lo) * interval, d);
   const Prob p_first = p_prev;
-  double var = 0;
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    const double l = static_cast<double>(k_lo + static_cast<std::int64_t>(i)) * interval;
-    const auto [p_next, q_next] = model.at(l + interval, d);
+  double var = 0, coarse = 0;
+  // The coarse buckets hold X ≤ f_lo·Δ and X > f_hi·Δ.
+  if (out.stride > 1)
+    coarse = model.at(static_cast<double>(f_lo) * interval, d).first.cdf() +
+             model.at(static_cast<double>(f_hi) * interval, d).first.sf();
+  for (std::int64_t k = k_lo; k < k_hi;) {
+    const std::int64_t step = k < f_lo || k >= f_hi ? s : 1;
+    const std::int64_t next = k + step;
+    const double l = static_cast<double>(k) * interval;
+    const auto [p_next, q_next] = model.at(static_cast<double>(next) * interval, d);
     const double p = difference(p_prev, p_next);
     if (p > 0) {
       const double qb = difference(q_prev, q_next);
-      // (2): b = (p − qB·e^{l}) / (1 − e^{−Δ}), clamped to [0, p] against round-off.
+      // (2): b = (p − qB·e^{l}) / (1 − e^{−w}), w = step·Δ, clamped to [0, p] against round-off.
+      const double down = -std::expm1(-static_cast<double>(step) * interval);
       double b = (p - qb * std::exp(l < kMaxExpArgument ? l : kMaxExpArgument)) / down;
       b = b < 0 ? 0.0 : (b > p ? p : b);
       const double a = p - b;
-      out.mass[i] += a;
-      out.mass[i + 1] += b;
-      var += a * b / p;
+      out.mass[static_cast<std::size_t>(k - k_lo)] += a;
+      out.mass[static_cast<std::size_t>(next - k_lo)] += b;
+      // (3): a bucket of width w adds w²·w̄(1 − w̄) to Var W, here in units of Δ².
+      var += a * b / p * static_cast<double>(step * step);
     }
     p_prev = p_next;
     q_prev = q_next;
+    k = next;
   }
   out.dropped_mass = p_first.cdf() + p_prev.sf();
   out.split_variance = var;
+  out.coarse_probability =
+      out.stride > 1 ? std::min(1.0, coarse * (1 + kCoarseProbabilityMargin)) : 0.0;
   return out;
 }
 
@@ -219,7 +253,7 @@ DiscreteLoss discretise_cdf(const Model& model, Direction d, double interval, do
 /// gaussian_replace and gaussian_mixture: Gaussian mixtures with a common
 /// standard deviation, loss inverted by a safeguarded solver.
 DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval, double tail_mass,
-                                std::size_t max_points);
+                                std::size_t max_points, Coarsening coarsening = {});
 double exact_delta_mixture(const Mechanism& m, Direction d, double epsilon);
 void validate_mixture(const Mechanism& m);
 
@@ -262,6 +296,10 @@ struct Release {
   std::int64_t centre = 0;
   double centre_spread = 0;
   double total_mass = 0;
+  /// Σ_j x_j over the coarse points (rounded up), and the number of points
+  /// the direct sums visit (the fine part and the coarse points).
+  double coarse_mass = 0;
+  std::size_t terms = 0;
   /// Bound on |Ŷ_k − Y_k| of dft_at() at frequency k of n (direct_dft()).
   double direct_error(std::size_t k, std::size_t n) const;
   /// Computed on first use, once, from any thread (spectrum.cpp): the
@@ -300,7 +338,7 @@ struct Prepared {
 
 /// Discretises every component (grid limit `max_points`) and tabulates ψ(±λ).
 Prepared prepare(std::span<const Component> components, Direction d, double interval,
-                 double tail_mass, std::size_t max_points);
+                 double tail_mass, std::size_t max_points, Coarsening coarsening = {});
 
 /// The window [k_a, k_b] (grid indices, within [first, last]) outside which
 /// each side's Chernoff bound is at most window_tail.
@@ -338,18 +376,40 @@ inline double hermitian_weight(std::size_t k, std::size_t n) {
 /// `roundoff_target`: when full transforms leave a round-off bound above it,
 /// their few survivors are computed again by centred direct sums if that is
 /// affordable (docs/pld.md#round-off); 0: whenever affordable.
+///
+/// `coarsening`: coarse tails for the releases that allow them; the bound K on
+/// the releases in coarse buckets is exceeded with probability at most
+/// `window_tail` (docs/pld.md#coarse-tails).
 ComposedLoss compose_impl(std::span<const Component> components, Direction d, double interval,
                           double tail_mass, double window_tail, std::size_t max_grid,
-                          bool shared = false, double roundoff_target = 0);
+                          bool shared = false, double roundoff_target = 0,
+                          Coarsening coarsening = {});
+
+/// Coarse tails (docs/pld.md#coarse-tails): with N the number of releases in a
+/// coarse bucket, a sum of independent indicators with Σ p_i = `lambda`,
+/// P(N ≥ j) ≤ λ^j/j! (a union bound over the j-subsets). Returns the least K
+/// with P(N > K) ≤ `target` (at most `releases`, where P(N > K) = 0) and the
+/// bound on P(N > K).
+std::pair<double, double> coarse_count_bound(double lambda, double releases, double target);
 
 // --- (4), (5) few coefficients: spectrum.cpp ----------------------------
 
-/// Y_k = Σ_j x_j (e^{−2πi k(j − centre)/n} − 1) for the listed k only (the
-/// sign convention of fft::forward), each phase reduced exactly modulo n in
-/// integers; its error is Release::direct_error().
+/// The points of `x` that direct_dft() visits: runs begin, begin + stride, …
+/// (count of them): the fine part and the coarse points of each tail.
+struct Segment {
+  std::size_t begin, stride, count;
+};
+std::vector<Segment> segments_of(const DiscreteLoss& x);
+
+/// Y_k = Σ_j x_j (e^{−2πi k(j − centre)/n} − 1) over the points of
+/// `segments`, for the listed k only (the sign convention of fft::forward),
+/// each phase reduced exactly modulo n in integers; its error is
+/// Release::direct_error().
+
 std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::size_t n,
                                              const std::vector<std::size_t>& ks,
-                                             std::int64_t centre);
+                                             std::int64_t centre,
+                                             std::span<const Segment> segments);
 
 /// The frequencies k ≤ n/2 at which Π_c |X_ck|^{T_c} may exceed e^{bound_log};
 /// nullopt when too many remain for direct sums.

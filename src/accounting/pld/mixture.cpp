@@ -249,9 +249,9 @@ void validate_mixture(const Mechanism& m) {
 }
 
 DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval, double tail_mass,
-                                std::size_t max_points) {
+                                std::size_t max_points, Coarsening coarsening) {
   validate_mixture(m);
-  return discretise_cdf(MixtureModel(m), d, interval, tail_mass, max_points);
+  return discretise_cdf(MixtureModel(m), d, interval, tail_mass, max_points, coarsening);
 }
 
 double exact_delta_mixture(const Mechanism& m, Direction d, double epsilon) {

@@ -89,11 +89,30 @@ struct DiscreteLoss {
   std::vector<double> mass;      ///< P-mass of the in-range part
   double dropped_mass = 0;       ///< P-mass put at +∞: truncated tails and `infinite_mass`
   double infinite_mass = 0;      ///< of which at +∞ by definition (atoms at +∞)
-  double split_variance = 0;     ///< Σ_buckets p·w̄(1−w̄), w̄ = share sent up (stage (3))
+  double split_variance = 0;  ///< Σ_buckets p·w̄(1−w̄)·(width/Δ)², w̄ = share sent up (stage (3))
+  /// Coarse tails (docs/pld.md#coarse-tails): outside the fine part, positions
+  /// [fine_begin, fine_end) of `mass`, the points are `stride` grid steps apart
+  /// (aligned on fine_begin and fine_end − 1) and every other entry is 0.
+  std::size_t stride = 1;
+  std::size_t fine_begin = 0, fine_end = 0;
+  /// Bound on the probability that one release's true loss falls in a coarse
+  /// bucket (between two points `stride` apart).
+  double coarse_probability = 0;
+};
+
+/// Coarse tails (docs/pld.md#coarse-tails): outside a fine part that holds
+/// all but `tail` of the P-mass at each end, points `stride` grid steps apart.
+/// stride 1: one fine grid (the default, and what mechanisms without a
+/// quantile function always get).
+struct Coarsening {
+  std::size_t stride = 1;
+  double tail = 0;
+  bool operator==(const Coarsening&) const = default;
 };
 
 /// Discretises one release. `tail_mass` bounds the P-mass cut off at each end.
-DiscreteLoss discretise(const Mechanism& m, Direction d, double interval, double tail_mass);
+DiscreteLoss discretise(const Mechanism& m, Direction d, double interval, double tail_mass,
+                        Coarsening coarsening = {});
 
 /// Exact privacy profile of one release in one direction, by the same CDFs
 /// (for tests and for the q = 1 closed forms).
@@ -119,9 +138,17 @@ class ComposedLoss {
   /// Bound on a relative error common to every mass (the releases' total
   /// masses raised to their counts, docs/pld.md#round-off).
   double relative_error = 0;
-  double bias = 0;      ///< Σ_steps of the largest conditional mean of Y − X (≤ Δ²/8 each)
-  double variance = 0;  ///< Σ_steps Var(W), W the zero-mean part of Y − X
+  /// Σ_steps of the largest conditional mean of Y − X (≤ Δ²/8 each), on the event that
+  /// at most `coarse_releases` releases fall in a coarse bucket.
+  double bias = 0;
+  double variance = 0;       ///< Σ_steps Var(W), W the zero-mean part of Y − X
   std::size_t releases = 0;  ///< number of composed releases (0: identity)
+  /// Coarse tails (docs/pld.md#coarse-tails): the widest bucket is `stride`·Δ;
+  /// at most `coarse_releases` releases fall in a coarse bucket except with
+  /// probability `coarse_excess`, which the lower bounds subtract.
+  double stride = 1;
+  double coarse_releases = 0;
+  double coarse_excess = 0;
 
   /// Profile of the discrete distribution itself: Σ mass_i (1 − e^{ε − l_i})₊.
   double grid_delta(double epsilon) const;
@@ -171,8 +198,10 @@ class ComposedLoss {
 /// Composes all components in direction d on the grid Δ: one forward FFT per
 /// component, Π X_c^{count_c} pointwise, one inverse FFT. The window is chosen
 /// by Chernoff bounds so that at most `window_tail` mass wraps from each side.
+/// With `coarsening`, the releases that allow it get coarse tails, and at most
+/// K of them fall in a coarse bucket except with probability ≤ window_tail.
 ComposedLoss compose(std::span<const Component> components, Direction d, double interval,
-                     double tail_mass, double window_tail);
+                     double tail_mass, double window_tail, Coarsening coarsening = {});
 
 /// Number of grid points compose() would use (without computing it).
 std::size_t grid_size(std::span<const Component> components, Direction d, double interval,

@@ -50,6 +50,32 @@ constexpr double kAimShare = 0.7;
 constexpr double kMaxShrink = 1.0 / 1024;
 constexpr double kMinShrink = 0.75;
 
+/// Coarse tails (docs/pld.md#coarse-tails): the strides tried, widest first,
+/// each with a fine part holding all but kCoarseTailShares[i]/stride² of a
+/// release's P-mass at each end (largest first) ...
+constexpr std::size_t kCoarseStrides[] = {256, 128, 64, 32, 16, 8};
+constexpr double kCoarseTailShares[] = {1.0 / 16, 1.0 / 64, 1.0 / 256};
+/// ... the first whose K releases allowed in coarse buckets add at most this
+/// share to the second-order bound's variance TΔ²/4: K(s² − 1) ≤ share·T
+/// (Δ then shrinks by at most ~10% more to meet the same width).
+constexpr double kCoarseVarianceShare = 0.25;
+
+/// The coarse tails for `total` releases (none when no stride qualifies:
+/// short runs), K chosen as compose_impl() will (P(N > K) ≤ window_tail),
+/// from the bound 2·tail on each release's chance of a coarse bucket.
+Coarsening coarsening_for(double total, double tail_mass, double window_tail) {
+  for (std::size_t stride : kCoarseStrides) {
+    const double s = static_cast<double>(stride);
+    for (double share : kCoarseTailShares) {
+      const double tail = share / (s * s);
+      if (!(tail > tail_mass)) continue;
+      const double k = detail::coarse_count_bound(2 * tail * total, total, window_tail).first;
+      if (k * (s * s - 1) <= kCoarseVarianceShare * total) return {stride, tail};
+    }
+  }
+  return {};
+}
+
 /// Merges equal mechanisms, drops zero counts; reports whether every loss is
 /// symmetric (q = 1: both directions have the same PLD).
 std::vector<Component> normalise(std::span<const Component> components, bool& symmetric) {
@@ -153,6 +179,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
   // Round-off above this share of the δ in question is worth direct sums.
   const double roundoff_target =
       kRoundoffShare * (query == Query::epsilon ? value : kDeltaQueryScale);
+  const Coarsening coarsening = coarsening_for(total, tail_mass, window_tail);
 
   double interval = options.interval > 0 ? options.interval : kFirstInterval;
   bool have = false;
@@ -165,7 +192,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
       // second thread when there is one.
       auto run = [&](Direction d) {
         return compose_impl(comps, d, interval, tail_mass, window_tail, options.max_grid,
-                            options.share_releases, roundoff_target);
+                            options.share_releases, roundoff_target, coarsening);
       };
       std::future<ComposedLoss> add;
       if (!symmetric) add = std::async(std::launch::async, run, Direction::add);

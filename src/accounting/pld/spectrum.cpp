@@ -75,26 +75,42 @@ std::complex<double> minus_one(std::uint64_t turn, std::uint64_t n) {
 }  // namespace
 
 /// |Ŷ_k − Y_k| of direct_dft() (docs/pld.md#round-off). With φ = 2πk/n and
-/// r = j − start < kDirectBlock within a block, |w_r − 1| ≤ min(φr, 2) and
-/// the block factor's |b − 1| ≤ min(φ|j − centre| + φ·kDirectBlock, 2).
+/// r < kDirectBlock the place in a block of points `stride` apart,
+/// |w_r − 1| ≤ min(φ·stride·r, 2) and the block factor's
+/// |b − 1| ≤ min(φ|j − centre| + φ·stride·kDirectBlock, 2): the fine part
+/// with stride 1, the coarse points (mass coarse_mass) with the loss's stride.
 double Release::direct_error(std::size_t k, std::size_t n) const {
   const double phi = 2 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
   const double block = static_cast<double>(kDirectBlock);
-  const double table = std::min(phi * block, 2.0) * total_mass;
-  const double spread = std::min(phi * (centre_spread + block * total_mass), 2 * total_mass);
+  const double wide = block * static_cast<double>(loss.stride);
+  const double table =
+      std::min(phi * block, 2.0) * total_mass + std::min(phi * wide, 2.0) * coarse_mass;
+  const double spread =
+      std::min(phi * (centre_spread + block * total_mass + wide * coarse_mass), 2 * total_mass);
   return kDirectGammaMargin * (kTableUlps * table + kBlockUlps * spread) * kU;
 }
 
-/// Y_k = Σ_j x_j (e^{−2πi k(j − c)/n} − 1), c = centre: per block of
-/// kDirectBlock terms starting at j = s, with b = e^{−2πi k(s − c)/n} and
-/// w_r = e^{−2πi kr/n}, Σ_j x_j (b·w_r − 1) = b·Σ_j x_j (w_r − 1) + (b − 1)·Σ_j x_j;
+std::vector<Segment> segments_of(const DiscreteLoss& x) {
+  const std::size_t size = x.mass.size(), s = x.stride;
+  if (s <= 1) return {{0, 1, size}};
+  // Coarse points below the fine part: 0, s, …, fine_begin − s; above it:
+  // fine_end − 1 + s, …, size − 1 (discretise_cdf aligns both).
+  return {{0, s, x.fine_begin / s},
+          {x.fine_begin, 1, x.fine_end - x.fine_begin},
+          {x.fine_end - 1 + s, s, (size - x.fine_end) / s}};
+}
+
+/// Y_k = Σ_j x_j (e^{−2πi k(j − c)/n} − 1), c = centre, over the segments'
+/// points: per block of kDirectBlock of them, starting at j = p and `stride`
+/// apart, with b = e^{−2πi k(p − c)/n} and w_r = e^{−2πi k·stride·r/n},
+/// Σ_r x_r (b·w_r − 1) = b·Σ_r x_r (w_r − 1) + (b − 1)·Σ_r x_r;
 /// every w − 1 is computed without cancellation and every sum with
 /// compensation, so that the error is relative to Σ x_j |w − 1| (small at the
 /// low frequencies that survive many compositions), not to Σ x_j.
 std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::size_t n,
                                              const std::vector<std::size_t>& ks,
-                                             std::int64_t centre) {
-  const std::size_t blocks = (x.size() + kDirectBlock - 1) / kDirectBlock;
+                                             std::int64_t centre,
+                                             std::span<const Segment> segments) {
   const auto un = static_cast<std::uint64_t>(n);
   const auto nn = static_cast<std::int64_t>(n);
   // k·(s − c) mod n for a signed s − c (|k|, |s − c| < 2^32: no overflow).
@@ -110,36 +126,43 @@ std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::
   // one at a time.
   for (std::size_t first = 0; first < ks.size(); first += kDirectLanes) {
     const std::size_t lanes = std::min(kDirectLanes, ks.size() - first);
-    for (std::size_t l = 0; l < kDirectLanes; ++l)
-      for (std::size_t r = 0; r < kDirectBlock; ++r) {
-        // Unused lanes sum zeros (and are not read).
-        const std::complex<double> w =
-            l < lanes ? minus_one(static_cast<std::uint64_t>(ks[first + l]) * r % un, un) : 0.0;
-        table_re[l][r] = w.real();
-        table_im[l][r] = w.imag();
-      }
     Compensated total_re[kDirectLanes], total_im[kDirectLanes];
-    for (std::size_t b = 0; b < blocks; ++b) {
-      const std::size_t start = b * kDirectBlock, stop = std::min(x.size(), start + kDirectBlock);
-      // Plain sums within the block: their error is relative to Σ x_j|w_r − 1|,
-      // small at low frequencies (kTableUlps); compensated across blocks.
-      double re[kDirectLanes] = {}, im[kDirectLanes] = {}, mass = 0;
-      for (std::size_t j = start; j < stop; ++j) {
-        const double v = x[j];
-        mass += v;
-        for (std::size_t l = 0; l < kDirectLanes; ++l) {
-          re[l] += v * table_re[l][j - start];
-          im[l] += v * table_im[l][j - start];
+    for (const Segment& seg : segments) {
+      if (seg.count == 0) continue;
+      for (std::size_t l = 0; l < kDirectLanes; ++l)
+        for (std::size_t r = 0; r < kDirectBlock; ++r) {
+          // Unused lanes sum zeros (and are not read). k·stride·r < 2^64: k, r·stride < 2^32.
+          const std::complex<double> w =
+              l < lanes
+                  ? minus_one(static_cast<std::uint64_t>(ks[first + l]) * (r * seg.stride) % un, un)
+                  : 0.0;
+          table_re[l][r] = w.real();
+          table_im[l][r] = w.imag();
         }
-      }
-      for (std::size_t l = 0; l < lanes; ++l) {
-        const std::uint64_t turn =
-            turn_of(ks[first + l], static_cast<std::int64_t>(start) - centre);
-        const std::complex<double> b_minus_one = minus_one(turn, un);
-        const std::complex<double> part =
-            (b_minus_one + 1.0) * std::complex<double>(re[l], im[l]) + b_minus_one * mass;
-        total_re[l].add(part.real());
-        total_im[l].add(part.imag());
+      const std::size_t blocks = (seg.count + kDirectBlock - 1) / kDirectBlock;
+      for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t from = b * kDirectBlock, to = std::min(seg.count, from + kDirectBlock);
+        const std::size_t start = seg.begin + from * seg.stride;
+        // Plain sums within the block: their error is relative to Σ x_j|w_r − 1|,
+        // small at low frequencies (kTableUlps); compensated across blocks.
+        double re[kDirectLanes] = {}, im[kDirectLanes] = {}, mass = 0;
+        for (std::size_t r = 0; r < to - from; ++r) {
+          const double v = x[start + r * seg.stride];
+          mass += v;
+          for (std::size_t l = 0; l < kDirectLanes; ++l) {
+            re[l] += v * table_re[l][r];
+            im[l] += v * table_im[l][r];
+          }
+        }
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const std::uint64_t turn =
+              turn_of(ks[first + l], static_cast<std::int64_t>(start) - centre);
+          const std::complex<double> b_minus_one = minus_one(turn, un);
+          const std::complex<double> part =
+              (b_minus_one + 1.0) * std::complex<double>(re[l], im[l]) + b_minus_one * mass;
+          total_re[l].add(part.real());
+          total_im[l].add(part.imag());
+        }
       }
     }
     for (std::size_t l = 0; l < lanes; ++l)
@@ -150,7 +173,15 @@ std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::
 
 const CoarseSpectrum& Release::coarse() const {
   std::call_once(coarse_once_, [this] {
-    const auto& x = loss.mass;
+    // With coarse tails, the transform of the fine part alone; the coarse
+    // points change |X| by at most their mass (coarse_mass, added to ρ).
+    const bool fine_only = loss.stride > 1;
+    const std::vector<double> fine =
+        fine_only
+            ? std::vector<double>(loss.mass.begin() + static_cast<std::ptrdiff_t>(loss.fine_begin),
+                                  loss.mass.begin() + static_cast<std::ptrdiff_t>(loss.fine_end))
+            : std::vector<double>{};
+    const auto& x = fine_only ? fine : loss.mass;
     // Any size gives a sound bound (the transform folds x modulo m); one near
     // the release's length keeps the Lipschitz term small. A power of two, so
     // that releases of similar length (the two directions) share one FFTW plan.
@@ -166,7 +197,7 @@ const CoarseSpectrum& Release::coarse() const {
       spread += x[j] * std::abs(static_cast<double>(j) - mean);
     coarse_.modulus = fft::forward_modulus(x, m);
     coarse_.m = m;
-    coarse_.rho = fft_gamma(m) * norm1 + kModulusUlps * kU;
+    coarse_.rho = fft_gamma(m) * norm1 + kModulusUlps * kU + (fine_only ? coarse_mass : 0.0);
     coarse_.spread = spread * (1 + kSpreadRelMargin) + kSpreadAbsMargin;
   });
   return coarse_;
@@ -191,7 +222,7 @@ std::vector<std::complex<double>> Release::dft_at(std::size_t n,
   if (missing.empty()) return out;
   // Each X_k is a function of (x, n, k) alone: the same value whichever list
   // it is computed in, and whichever thread computes it first.
-  const auto values = direct_dft(loss.mass, n, missing, centre);
+  const auto values = direct_dft(loss.mass, n, missing, centre, segments_of(loss));
   std::lock_guard lock(mutex_);
   for (std::size_t i = 0; i < missing.size(); ++i) {
     out[where[i]] = values[i];
@@ -222,7 +253,7 @@ std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::si
                                                    double bound_log) {
   const std::size_t h = n / 2 + 1;
   std::size_t widest = 1;
-  for (const auto& r : prep.releases) widest = std::max(widest, r->loss.mass.size());
+  for (const auto& r : prep.releases) widest = std::max(widest, r->terms);
   // Direct sums cost (#candidates)·(release size): keep that below ~2e8.
   const std::size_t limit = std::min(
       n / kCandidateDivisor, std::max<std::size_t>(kMinCandidates, kDirectSumBudget / widest));
@@ -245,7 +276,9 @@ std::optional<std::vector<std::size_t>> candidates(const Prepared& prep, std::si
   for (std::size_t c = 0; c < prep.releases.size(); ++c) {
     // No cheaper than the full transform: decided on the release's length
     // rounded to a fast size, whatever size its coarse transform has.
-    if (2 * fft::good_size(prep.loss(c).mass.size()) >= n) return std::nullopt;
+    const DiscreteLoss& x = prep.loss(c);
+    const std::size_t coarse_size = x.stride > 1 ? x.fine_end - x.fine_begin : x.mass.size();
+    if (2 * fft::good_size(coarse_size) >= n) return std::nullopt;
     coarse.push_back({prep.releases[c]->coarse(), prep.counts[c]});
   }
   // Every survivor k has T_c·log|X_ck| ≥ bound_log for each c (all terms are

@@ -32,13 +32,19 @@ std::vector<Block> blocks_of(const DiscreteLoss& x) {
   for (std::size_t i = 0; i < x.mass.size(); i += per) {
     const std::size_t j = std::min(x.mass.size(), i + per);
     double s = 0, first_moment = 0;
+    std::size_t first = j, last = i;  // the block's first and last point with mass
     for (std::size_t k = i; k < j; ++k) {
+      if (!(x.mass[k] > 0)) continue;
       s += x.mass[k];
       first_moment += x.mass[k] * static_cast<double>(k - i);
+      first = std::min(first, k);
+      last = k;
     }
     if (s > 0) {
-      const double lo = loss(i), hi = loss(j - 1);
-      const double mean = std::clamp(lo + first_moment / s * x.interval, lo, hi);
+      // The chord spans the points with mass only (tighter, and the zeros
+      // between coarse points (docs/pld.md#coarse-tails) do not widen it).
+      const double lo = loss(first), hi = loss(last);
+      const double mean = std::clamp(loss(i) + first_moment / s * x.interval, lo, hi);
       out.push_back({s, mean, lo, hi});
     }
   }
@@ -95,7 +101,8 @@ constexpr std::size_t kRememberedPoints = std::size_t{1} << 20;
 
 /// Release::centre, centre_spread and total_mass (docs/pld.md#round-off):
 /// the rounded mean index, Σ_j x_j |j − centre| rounded up by far more than
-/// its round-off, and Σ_j x_j with compensation.
+/// its round-off, and Σ_j x_j with compensation; coarse_mass, the mass of the
+/// coarse points rounded up likewise, and terms.
 void centre_of(Release& r) {
   const auto& x = r.loss.mass;
   Compensated sum;
@@ -110,16 +117,25 @@ void centre_of(Release& r) {
   for (std::size_t j = 0; j < x.size(); ++j)
     spread += x[j] * std::abs(static_cast<double>(static_cast<std::int64_t>(j) - r.centre));
   r.centre_spread = spread * (1 + kSpreadMargin);
+  double coarse = 0;
+  r.terms = 0;
+  for (const Segment& seg : segments_of(r.loss)) {
+    r.terms += seg.count;
+    if (seg.stride == 1) continue;
+    for (std::size_t i = 0; i < seg.count; ++i) coarse += x[seg.begin + i * seg.stride];
+  }
+  r.coarse_mass = coarse * (1 + kSpreadMargin);
 }
 
 std::shared_ptr<const Release> release(const Mechanism& m, Direction d, double interval,
                                        double tail_mass, std::size_t max_points,
-                                       const std::vector<double>& lambdas) {
+                                       Coarsening coarsening, const std::vector<double>& lambdas) {
   struct Entry {
     Mechanism m;
     Direction d;
     double interval, tail_mass;
     std::size_t max_points;
+    Coarsening coarsening;
     std::shared_ptr<const Release> value;
   };
   static std::mutex mutex;
@@ -128,11 +144,11 @@ std::shared_ptr<const Release> release(const Mechanism& m, Direction d, double i
     std::lock_guard lock(mutex);
     for (const auto& e : cache)
       if (e.d == d && e.interval == interval && e.tail_mass == tail_mass &&
-          e.max_points == max_points && e.m == m)
+          e.max_points == max_points && e.coarsening == coarsening && e.m == m)
         return e.value;
   }
   auto r = std::make_shared<Release>();
-  r->loss = discretise_impl(m, d, interval, tail_mass, max_points);
+  r->loss = discretise_impl(m, d, interval, tail_mass, max_points, coarsening);
   centre_of(*r);
   r->blocks = blocks_of(r->loss);
   for (double lambda : lambdas) {
@@ -142,7 +158,7 @@ std::shared_ptr<const Release> release(const Mechanism& m, Direction d, double i
   if (r->loss.mass.size() <= kRememberedPoints) {
     std::lock_guard lock(mutex);
     if (cache.size() == kRememberedReleases) cache.pop_back();
-    cache.push_front({m, d, interval, tail_mass, max_points, r});
+    cache.push_front({m, d, interval, tail_mass, max_points, coarsening, r});
   }
   return r;
 }
@@ -150,14 +166,14 @@ std::shared_ptr<const Release> release(const Mechanism& m, Direction d, double i
 }  // namespace
 
 Prepared prepare(std::span<const Component> components, Direction d, double interval,
-                 double tail_mass, std::size_t max_points) {
+                 double tail_mass, std::size_t max_points, Coarsening coarsening) {
   Prepared p;
   for (int i = kLambdaFirst; i <= kLambdaLast; ++i)
     p.lambdas.push_back(std::pow(10.0, i / kLambdasPerDecade));
   p.psi_up.assign(p.lambdas.size(), 0.0);
   p.psi_down.assign(p.lambdas.size(), 0.0);
   for (const auto& c : components) {
-    auto r = release(c.mechanism, d, interval, tail_mass, max_points, p.lambdas);
+    auto r = release(c.mechanism, d, interval, tail_mass, max_points, coarsening, p.lambdas);
     p.counts.push_back(static_cast<double>(c.count));
     const auto& x = r->loss;
     p.first += c.count * x.first_index;
