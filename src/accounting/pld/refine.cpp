@@ -50,11 +50,13 @@ constexpr double kAimShare = 0.7;
 constexpr double kMaxShrink = 1.0 / 1024;
 constexpr double kMinShrink = 0.75;
 
-/// Coarse tails (docs/pld.md#coarse-tails): the strides tried, widest first,
-/// each with a fine part holding all but kCoarseTailShares[i]/stride² of a
-/// release's P-mass at each end (largest first) ...
+/// Coarse tails (docs/pld.md#coarse-tails): the strides tried, widest first
+/// (2 and 4 save too little to pay for a wider interval), each with a fine
+/// part holding all but kCoarseTailShares[i]/stride² of a release's P-mass at
+/// each end (largest first: a smaller share suits shorter runs) ...
 constexpr std::size_t kCoarseStrides[] = {256, 128, 64, 32, 16, 8};
-constexpr double kCoarseTailShares[] = {1.0 / 16, 1.0 / 64, 1.0 / 256};
+constexpr double kCoarseTailShares[] = {1.0 / 16,   1.0 / 64,   1.0 / 256,
+                                        1.0 / 1024, 1.0 / 4096, 1.0 / 16384};
 /// ... the first whose K releases allowed in coarse buckets add at most this
 /// share to the second-order bound's variance TΔ²/4: K(s² − 1) ≤ share·T
 /// (Δ then shrinks by at most ~10% more to meet the same width).
