@@ -238,6 +238,24 @@ DiscreteLoss discretise_symmetrised(const Mechanism& m, double interval, double 
 
 }  // namespace
 
+std::optional<std::pair<double, double>> coarse_range(const Mechanism& m, Direction d, double tau) {
+  switch (m.kind) {
+    case Mechanism::Kind::gaussian:
+    case Mechanism::Kind::laplace:
+      return Model(m).range(d, tau);
+    case Mechanism::Kind::gaussian_replace:
+    case Mechanism::Kind::gaussian_mixture:
+      return range_mixture(m, d, tau);
+    case Mechanism::Kind::atoms:
+    case Mechanism::Kind::discrete_laplace:
+    case Mechanism::Kind::discrete_gaussian:
+    case Mechanism::Kind::symmetrised:
+    case Mechanism::Kind::blend:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
                              std::size_t max_points, Coarsening coarsening) {
   // Coarse tails where the loss has a quantile function (the CDF models);

@@ -141,6 +141,11 @@ struct GridTooLarge : std::runtime_error {
 /// Throws InvalidParameter unless m is a valid mechanism.
 void validate(const Mechanism& m);
 
+/// The loss range holding all but ≤ τ of one release's P-mass at each end
+/// (what discretise_cdf() keeps at tail τ), for the kinds that get coarse
+/// tails; nullopt for the others.
+std::optional<std::pair<double, double>> coarse_range(const Mechanism& m, Direction d, double tau);
+
 /// discretise() with a grid limit of `max_points` (GridTooLarge past it).
 DiscreteLoss discretise_impl(const Mechanism& m, Direction d, double interval, double tail_mass,
                              std::size_t max_points, Coarsening coarsening = {});
@@ -255,6 +260,7 @@ DiscreteLoss discretise_cdf(const Model& model, Direction d, double interval, do
 DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval, double tail_mass,
                                 std::size_t max_points, Coarsening coarsening = {});
 double exact_delta_mixture(const Mechanism& m, Direction d, double epsilon);
+std::pair<double, double> range_mixture(const Mechanism& m, Direction d, double tau);
 void validate_mixture(const Mechanism& m);
 
 /// atoms, discrete_laplace, discrete_gaussian: a loss with point masses only.

@@ -254,6 +254,11 @@ DiscreteLoss discretise_mixture(const Mechanism& m, Direction d, double interval
   return discretise_cdf(MixtureModel(m), d, interval, tail_mass, max_points, coarsening);
 }
 
+std::pair<double, double> range_mixture(const Mechanism& m, Direction d, double tau) {
+  validate_mixture(m);
+  return MixtureModel(m).range(d, tau);
+}
+
 double exact_delta_mixture(const Mechanism& m, Direction d, double epsilon) {
   validate_mixture(m);
   // δ(ε) = P(X > ε) − e^ε Q(X > ε)   (Meiser & Mohammadi 2018)

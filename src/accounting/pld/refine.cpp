@@ -57,25 +57,62 @@ constexpr double kMinShrink = 0.75;
 constexpr std::size_t kCoarseStrides[] = {256, 128, 64, 32, 16, 8};
 constexpr double kCoarseTailShares[] = {1.0 / 16,   1.0 / 64,   1.0 / 256,
                                         1.0 / 1024, 1.0 / 4096, 1.0 / 16384};
-/// ... the first whose K releases allowed in coarse buckets add at most this
-/// share to the second-order bound's variance TΔ²/4: K(s² − 1) ≤ share·T
-/// (Δ then shrinks by at most ~10% more to meet the same width).
+/// ... those whose K releases allowed in coarse buckets add at most this share
+/// to the second-order bound's variance TΔ²/4, K(s² − 1) ≤ share·T (Δ then
+/// shrinks by at most ~10% more to meet the same width) ...
 constexpr double kCoarseVarianceShare = 0.25;
 
-/// The coarse tails for `total` releases (none when no stride qualifies:
-/// short runs), K chosen as compose_impl() will (P(N > K) ≤ window_tail),
-/// from the bound 2·tail on each release's chance of a coarse bucket.
-Coarsening coarsening_for(double total, double tail_mass, double window_tail) {
+/// ... and of those the one with the fewest points (the fine part's span plus
+/// the coarse span over the stride, summed over releases and directions), if
+/// it has at most this share of one fine grid's (else the wider interval is
+/// not worth it).
+constexpr double kCoarseMinSaving = 0.5;
+
+/// The span of the grids of `comps` (both directions) with coarse tails c, in
+/// loss units (Δ cancels): what discretisation and direct sums cost.
+double grid_span_of(std::span<const Component> comps, Coarsening c, double tail_mass) {
+  double span = 0;
+  for (const auto& comp : comps)
+    for (const Direction d : {Direction::remove, Direction::add}) {
+      const auto all = detail::coarse_range(comp.mechanism, d, tail_mass);
+      if (!all) continue;  // no coarse tails for this kind: the same span either way
+      const double whole = all->second - all->first;
+      if (c.stride <= 1) {
+        span += whole;
+        continue;
+      }
+      const auto fine = detail::coarse_range(comp.mechanism, d, c.tail);
+      const double part = std::clamp(fine->second - fine->first, 0.0, whole);
+      span += part + (whole - part) / static_cast<double>(c.stride);
+    }
+  return span;
+}
+
+/// The coarse tails for `total` releases (none when no pair qualifies, e.g.
+/// short runs, or saves too little), K chosen as compose_impl() will
+/// (P(N > K) ≤ window_tail), from the bound 2·tail on each release's chance of
+/// a coarse bucket.
+Coarsening coarsening_for(std::span<const Component> comps, double total, double tail_mass,
+                          double window_tail) {
+  const double fine = grid_span_of(comps, {}, tail_mass);
+  Coarsening best;
+  double best_span = kCoarseMinSaving * fine;
   for (std::size_t stride : kCoarseStrides) {
     const double s = static_cast<double>(stride);
     for (double share : kCoarseTailShares) {
       const double tail = share / (s * s);
       if (!(tail > tail_mass)) continue;
       const double k = detail::coarse_count_bound(2 * tail * total, total, window_tail).first;
-      if (k * (s * s - 1) <= kCoarseVarianceShare * total) return {stride, tail};
+      if (!(k * (s * s - 1) <= kCoarseVarianceShare * total)) continue;
+      const Coarsening c{stride, tail};
+      const double span = grid_span_of(comps, c, tail_mass);
+      if (span < best_span) {
+        best = c;
+        best_span = span;
+      }
     }
   }
-  return {};
+  return best;
 }
 
 /// Merges equal mechanisms, drops zero counts; reports whether every loss is
@@ -181,7 +218,7 @@ Interval refine(std::span<const Component> raw, Query query, double value, const
   // Round-off above this share of the δ in question is worth direct sums.
   const double roundoff_target =
       kRoundoffShare * (query == Query::epsilon ? value : kDeltaQueryScale);
-  const Coarsening coarsening = coarsening_for(total, tail_mass, window_tail);
+  const Coarsening coarsening = coarsening_for(comps, total, tail_mass, window_tail);
 
   double interval = options.interval > 0 ? options.interval : kFirstInterval;
   bool have = false;
