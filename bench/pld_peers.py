@@ -13,6 +13,7 @@ python3-attr, python3-mpmath and python3-absl:
 
   /usr/bin/python3 bench/pld_peers.py --dpbudget build/dpbudget \\
       --dp-accounting DIR/python/dp_accounting --prv DIR [--grid quick|full]
+      [--calibration]
 
 Per point: the wall time and peak memory (the child's ru_maxrss) of each
 process, dpbudget's certified interval and its width relative to its upper
@@ -21,6 +22,11 @@ dpbudget's interval (above, inside or below), and whether prv_accountant's
 own interval overlaps it. Then, over the
 grid: the median and the largest time ratio dpbudget / dp_accounting, and the
 points where dpbudget's upper end is above dp_accounting's figure.
+
+With --calibration, the σ for a target ε instead: `dpbudget sigma
+--accountant pld` beside dp_accounting's `calibrate_dp_mechanism` with its
+PLDAccountant (tolerance 1e-3 in σ), at a few points of the grid, each σ and
+the time ratio.
 """
 import argparse
 import json
@@ -53,6 +59,23 @@ accountant = pld_privacy_accountant.PLDAccountant()
 accountant.compose(event)
 print(accountant.get_epsilon(delta))
 """
+
+DP_ACCOUNTING_SIGMA = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import dp_accounting
+from dp_accounting.pld import pld_privacy_accountant
+q, steps, eps, delta = float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+def make_event(sigma):
+    return dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps)
+print(dp_accounting.calibrate_dp_mechanism(
+    pld_privacy_accountant.PLDAccountant, make_event, eps, delta,
+    dp_accounting.LowerEndpointAndGuess(0.1, 1.0), tol=1e-3))
+"""
+# (q, steps, target ε) of the calibration comparison: the grid's corners where
+# DP-SGD is trained (small q, long runs) and the benchmark's usual point.
+CALIBRATION_POINTS = [(1e-4, 1_000_000, 1.0), (1e-3, 100_000, 2.0), (1e-2, 10_000, 2.0)]
 
 PRV = """
 import sys
@@ -118,6 +141,31 @@ def peer_point(python, script, path, q, sigma, steps):
     return seconds, mib, [float(x) for x in out.split()]
 
 
+def calibration(args, binary):
+    print("\t".join(("q", "steps", "epsilon", "ours_s", "ours_sigma", "dpa_s", "dpa_sigma",
+                     "ratio")))
+    ratios = []
+    for q, steps, eps in CALIBRATION_POINTS:
+        argv = [binary, "sigma", "--accountant", "pld", "-q", repr(q), "--steps", str(steps),
+                "--epsilon", repr(eps), "--delta", repr(DELTA), "--format", "json"]
+        ours_s, _, out, code = run_measured(argv)
+        ours = json.loads(out)["results"][0]["noise_multiplier"] if code == 0 else None
+        argv = [args.python, "-c", DP_ACCOUNTING_SIGMA, args.dp_accounting, repr(q), str(steps),
+                repr(eps), repr(DELTA)]
+        dpa_s, _, out, code = run_measured(argv)
+        dpa = float(out) if code == 0 and out.strip() else None
+        ratio = ours_s / dpa_s if ours is not None and dpa is not None else None
+        if ratio is not None:
+            ratios.append(ratio)
+        print("\t".join(str(x) for x in (
+            q, steps, eps, f"{ours_s:.3f}", f"{ours:.6g}" if ours else "failed", f"{dpa_s:.3f}",
+            f"{dpa:.6g}" if dpa else "failed", f"{ratio:.3f}" if ratio else "-")), flush=True)
+    if ratios:
+        print(f"sigma: time ratio dpbudget / dp_accounting over {len(ratios)} points: median "
+              f"{statistics.median(ratios):.3f}, largest {max(ratios):.3f}")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dpbudget", required=True)
@@ -125,9 +173,13 @@ def main():
     parser.add_argument("--prv", help="a checkout of microsoft/prv_accountant (optional)")
     parser.add_argument("--python", default="/usr/bin/python3")
     parser.add_argument("--grid", choices=["quick", "full"], default="quick")
+    parser.add_argument("--calibration", action="store_true",
+                        help="sigma for a target epsilon against calibrate_dp_mechanism")
     args = parser.parse_args()
     grid = FULL_GRID if args.grid == "full" else QUICK_GRID
     binary = os.path.abspath(args.dpbudget)
+    if args.calibration:
+        return calibration(args, binary)
 
     header = ("q", "sigma", "steps", "ours_s", "ours_MiB", "interval", "width", "dpa_s", "dpa_MiB",
               "dpa_eps", "dpa_where", "ratio", "prv_s", "prv_interval", "prv_overlaps")
