@@ -411,7 +411,6 @@ std::vector<Segment> segments_of(const DiscreteLoss& x);
 /// `segments`, for the listed k only (the sign convention of fft::forward),
 /// each phase reduced exactly modulo n in integers; its error is
 /// Release::direct_error().
-
 std::vector<std::complex<double>> direct_dft(const std::vector<double>& x, std::size_t n,
                                              const std::vector<std::size_t>& ks,
                                              std::int64_t centre,
