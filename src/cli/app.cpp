@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstddef>
 #include <cstdlib>
 #include <iterator>
@@ -221,6 +222,26 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   return session.run(argc, argv, out, err, mode);
 }
 
+namespace {
+
+/// --help and --version: CLI11 prints the text, which is the output; a
+/// failed write of it is a failed write like any other (one line, status
+/// kWriteFailed).
+int print_help(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err) {
+  errno = 0;
+  const int status = app.exit(e, out, err);
+  out.flush();
+  try {
+    if (!out) throw_write_error("standard output", errno);
+  } catch (const WriteError& failed) {
+    err << "dpbudget: error: " << report::escape_control(failed.what()) << '\n';
+    return kWriteFailed;
+  }
+  return status;
+}
+
+}  // namespace
+
 int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                     RunMode mode) {
   struct ModeScope {
@@ -268,7 +289,7 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help, --version
+    if (e.get_exit_code() == 0) return print_help(app, e, out, err);  // --help, --version
     std::string what = e.what();
     CLI::App* verb = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;

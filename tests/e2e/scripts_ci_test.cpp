@@ -66,6 +66,9 @@ TEST_CASE("a failed write to stdout exits 5 with one line, in every format and v
            "plot -q 0.01 --sigma 1 --steps 1:100 --delta 1e-5 --points 5 -o -",
            "epsilon " + run + " --print-spec",
            "completions bash",
+           "--help",
+           "epsilon --help",
+           "--version",
        }) {
     INFO("dpbudget ", args);
     check_write_failed(run_to_dev_full(args), "standard output: No space left on device");

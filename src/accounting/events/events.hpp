@@ -371,9 +371,10 @@ struct TruncatedSubsampledGaussianEvent {
 /// of the records, cut into `num_steps` consecutive batches, the mechanism run
 /// once per batch; each record is in exactly one step. Analysed under
 /// replace_special (zero-out) or replace_one: the dataset size is fixed.
+/// dp_accounting (0.6) has no such class (kClassName is empty).
 struct ShuffledEvent {
   static constexpr std::string_view kName = "shuffled";
-  static constexpr std::string_view kClassName = "ShuffledDpEvent";
+  static constexpr std::string_view kClassName = "";
   static constexpr std::string_view kMeaning =
       "one epoch of shuffled batches: each record in exactly one of num_steps steps";
   std::int64_t num_steps;
@@ -390,9 +391,12 @@ struct ShuffledEvent {
 /// Chua et al. 2025): each record is put in `num_participations` of the
 /// `num_steps` steps, chosen uniformly, independently of the other records.
 /// Analysed under add_remove (or replace_special, the same pair here).
+/// dp_accounting 0.6 has no such class (kClassName is empty): its
+/// RandomAllocationDpEvent exists only in a pull request (#414), with other
+/// field names (num_selected), so its serialised form is not read as this.
 struct RandomAllocationEvent {
   static constexpr std::string_view kName = "random_allocation";
-  static constexpr std::string_view kClassName = "RandomAllocationDpEvent";
+  static constexpr std::string_view kClassName = "";
   static constexpr std::string_view kMeaning =
       "one epoch of balls-in-bins: each record in k uniformly chosen of num_steps steps";
   std::int64_t num_steps;

@@ -30,11 +30,12 @@ std::string solvable_list() {
   return s;
 }
 
-/// The kind whose dp_accounting class is `class_name`, or "".
+/// The kind whose dp_accounting class is `class_name`, or "" (kinds without
+/// a dp_accounting class never match, not even an empty name).
 std::string_view kind_of_class(const std::string& class_name) {
   std::string_view kind;
   for_each_event_kind([&]<typename Kind>() {
-    if (class_name == Kind::kClassName) kind = Kind::kName;
+    if (!Kind::kClassName.empty() && class_name == Kind::kClassName) kind = Kind::kName;
   });
   return kind;
 }
