@@ -253,6 +253,49 @@ TEST_CASE("messages name the flag as typed and a stray word as such") {
         "--delta: must be a number in (0, 1), got 'extra'");
 }
 
+TEST_CASE("a number typed with a comma or a look-alike character says what it holds") {
+  const auto check = [](const std::vector<std::string>& args, const std::string& message) {
+    const auto r = dpb::test::run_dpbudget_args(args);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "dpbudget: error: " + message + "\n");
+  };
+  const std::vector<std::string> run{"epsilon", "--steps", "100", "--delta", "1e-5"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  // A decimal comma: the flag takes one value, and the comma is named.
+  check(with({"-q", "0,01", "--sigma", "1"}),
+        "-q (--sampling-rate): takes one value here, got '0,01' (a decimal comma? write '0.01')");
+  check(with({"-q", "0.01", "--sigma", "1,1"}),
+        "--sigma (--noise-multiplier): takes one value here, got '1,1' (a decimal comma? write "
+        "'1.1')");
+  // A whole number: only a thousands separator fits.
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "1,000", "--delta", "1e-5"},
+        "--steps: takes one value here, got '1,000' (a thousands separator? write '1000')");
+  // A list flag: the part that fails is named, and what the whole may be.
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "0,00001"},
+        "--delta: must be a number in (0, 1), got '0' in '0,00001' (a decimal comma? write "
+        "'0.00001')");
+  // U+2212 MINUS SIGN and U+00D7 MULTIPLICATION SIGN, as pasted from a paper.
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e\u22125"},
+        "--delta: must be a number in (0, 1), got '1e\u22125' (it holds U+2212 MINUS SIGN: type "
+        "'-')");
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1\u00d710^-5"},
+        "--delta: must be a number in (0, 1), got '1\u00d710^-5' (it holds U+00D7 MULTIPLICATION "
+        "SIGN: type e, as in 1e-5)");
+  // A list where a list is allowed is still a list.
+  const std::vector<std::string> list{"sweep", "-q",      "0,01", "--sigma",  "1",  "--steps",
+                                      "10",    "--delta", "1e-5", "--format", "csv"};
+  const auto sweep = dpb::test::run_dpbudget_args(list);
+  CHECK(sweep.status == 0);
+  CHECK(sweep.out.find("\n0,1,10,") != std::string::npos);
+  CHECK(sweep.out.find("\n1,1,10,") != std::string::npos);
+}
+
 TEST_CASE("a count past 2^53 names the limit, never a silent rounding") {
   const auto check = [](const std::vector<std::string>& args, const std::string& message,
                         const std::string& input = "") {

@@ -14,11 +14,22 @@ namespace {
   throw UsageError(std::string(flag) + ": takes one value, got '" + comma_joined(texts) + "'");
 }
 
+/// One number written with a comma ("0,01", "1,000"): refused as such before
+/// its parts are read as a list (whose first part may fail on its own).
+void refuse_comma_number(const char* flag, const std::vector<std::string>& texts,
+                         bool whole_number) {
+  const std::string hint = comma_number_hint(texts, whole_number);
+  if (!hint.empty())
+    throw UsageError(std::string(flag) + ": takes one value, got '" + comma_joined(texts) + "'" +
+                     hint);
+}
+
 }  // namespace
 
 std::optional<double> optional_real(const char* flag, const std::vector<std::string>& texts,
                                     const Domain& domain) {
   if (texts.empty()) return std::nullopt;
+  refuse_comma_number(flag, texts, false);
   const auto values = parse_list(flag, texts, domain);
   if (values.size() != 1) one_value_only(flag, texts);
   return values.front();
@@ -28,6 +39,7 @@ std::optional<std::int64_t> optional_integer(const char* flag,
                                              const std::vector<std::string>& texts,
                                              std::int64_t min, std::int64_t max) {
   if (texts.empty()) return std::nullopt;
+  refuse_comma_number(flag, texts, true);
   if (max >= (std::int64_t{1} << 53)) {  // as lists of counts read it, 2^53 named when passed
     const auto values = parse_integer_list(flag, texts, min);
     if (values.size() != 1) one_value_only(flag, texts);

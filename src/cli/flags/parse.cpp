@@ -1,5 +1,6 @@
 #include "cli/flags/parse.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -71,9 +72,10 @@ void expand_item(std::string_view flag, const std::string& item, const Domain& d
   std::vector<double> v(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i)
     if (!to_double(parts[i], v[i]))
-      fail(flag, parts.size() == 1
-                     ? std::string("must be ") + domain.description + ", got " + quoted(item)
-                     : "malformed range " + quoted(item) + " (use start:stop:step)");
+      fail(flag, parts.size() == 1 ? std::string("must be ") + domain.description + ", got " +
+                                         quoted(item) + look_alike_hint(item)
+                                   : "malformed range " + quoted(item) + " (use start:stop:step)" +
+                                         look_alike_hint(item));
   if (parts.size() == 1) {
     out.push_back(v[0]);
     return;
@@ -111,10 +113,57 @@ std::string comma_joined(const std::vector<std::string>& texts) {
   return s;
 }
 
+std::string look_alike_hint(std::string_view text) {
+  struct LookAlike {
+    std::string_view utf8, name, instead;
+  };
+  // Characters that word processors, chat tools and PDFs put where a number's
+  // ASCII characters belong.
+  static constexpr LookAlike kLookAlikes[] = {
+      {"\xE2\x88\x92", "U+2212 MINUS SIGN", "-"},
+      {"\xE2\x80\x93", "U+2013 EN DASH", "-"},
+      {"\xE2\x80\x94", "U+2014 EM DASH", "-"},
+      {"\xE2\x80\x90", "U+2010 HYPHEN", "-"},
+      {"\xE2\x80\x91", "U+2011 NON-BREAKING HYPHEN", "-"},
+      {"\xEF\xBC\x8D", "U+FF0D FULLWIDTH HYPHEN-MINUS", "-"},
+      {"\xC2\xA0", "U+00A0 NO-BREAK SPACE", "nothing"},
+      {"\xE2\x80\xAF", "U+202F NARROW NO-BREAK SPACE", "nothing"},
+      {"\xE2\x80\x89", "U+2009 THIN SPACE", "nothing"},
+      {"\xC3\x97", "U+00D7 MULTIPLICATION SIGN", "e, as in 1e-5"},
+  };
+  for (const auto& c : kLookAlikes)
+    if (text.find(c.utf8) != std::string_view::npos)
+      return " (it holds " + std::string(c.name) + ": type " +
+             (c.instead == "nothing" || c.instead.size() > 1 ? std::string(c.instead)
+                                                             : "'" + std::string(c.instead) + "'") +
+             ")";
+  return "";
+}
+
+std::string comma_number_hint(const std::vector<std::string>& texts, bool whole_number) {
+  const std::string joined = comma_joined(texts);
+  const auto comma = joined.find(',');
+  if (comma == std::string::npos || joined.find(',', comma + 1) != std::string::npos) return "";
+  const std::string whole = joined.substr(0, comma), fraction = joined.substr(comma + 1);
+  auto digits = [](const std::string& s, std::size_t from) {
+    return s.size() > from && std::all_of(s.begin() + static_cast<std::ptrdiff_t>(from), s.end(),
+                                          [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(whole, whole.starts_with('-') ? 1 : 0) || !digits(fraction, 0)) return "";
+  const bool thousands = fraction.size() == 3 && whole != "0" && whole != "-0";
+  if (whole_number)
+    return thousands ? " (a thousands separator? write '" + whole + fraction + "')" : "";
+  if (thousands)
+    return " (a decimal comma or a thousands separator? write '" + whole + "." + fraction +
+           "' or '" + whole + fraction + "')";
+  return " (a decimal comma? write '" + whole + "." + fraction + "')";
+}
+
 double parse_real(std::string_view flag, const std::string& text, const Domain& domain) {
   double v = 0;
   if (!to_double(text, v) || !domain.contains(v))
-    fail(flag, std::string("must be ") + domain.description + ", got " + quoted(text));
+    fail(flag, std::string("must be ") + domain.description + ", got " + quoted(text) +
+                   look_alike_hint(text));
   return v;
 }
 
@@ -122,7 +171,8 @@ std::int64_t parse_integer(std::string_view flag, const std::string& text, std::
   if (above_integer_limit(text)) fail_integer_limit(flag, text);
   double v = 0;
   if (!to_double(text, v) || v != std::floor(v) || v < static_cast<double>(min))
-    fail(flag, "must be an integer >= " + std::to_string(min) + ", got " + quoted(text));
+    fail(flag, "must be an integer >= " + std::to_string(min) + ", got " + quoted(text) +
+                   look_alike_hint(text));
   return static_cast<std::int64_t>(v);
 }
 
@@ -136,8 +186,12 @@ std::vector<double> parse_list(std::string_view flag, const std::vector<std::str
       const std::size_t before = out.size();
       expand_item(flag, item, domain, out);
       for (std::size_t i = before; i < out.size(); ++i)
-        if (!domain.contains(out[i]))
-          fail(flag, std::string("must be ") + domain.description + ", got " + quoted(item));
+        if (!domain.contains(out[i])) {
+          // A part of what reads as one number with a comma ("0,00001"): say so.
+          const std::string comma = comma_number_hint({text}, false);
+          fail(flag, std::string("must be ") + domain.description + ", got " + quoted(item) +
+                         (comma.empty() ? "" : " in " + quoted(text) + comma));
+        }
       if (out.size() > kMaxListItems) fail(flag, "more than 1000000 values");
     }
   }

@@ -38,6 +38,17 @@ inline constexpr std::size_t kMaxListItems = 1'000'000;
 /// A flag's values as typed, joined by commas ("1,2"), for messages.
 std::string comma_joined(const std::vector<std::string>& texts);
 
+/// What a number as typed holds that is no ASCII character of a number but
+/// looks like one (U+2212 MINUS SIGN for '-', a no-break space, ...), as a
+/// clause for a message (" (it holds U+2212 MINUS SIGN: type '-')"); "" if none.
+std::string look_alike_hint(std::string_view text);
+
+/// When a single-value flag's values, as typed, read as one number written
+/// with a comma ("0,01", "1,000"): what the comma may be, as a clause for a
+/// message (" (a decimal comma? write '0.01')"; for a whole number only a
+/// thousands separator); "" otherwise.
+std::string comma_number_hint(const std::vector<std::string>& texts, bool whole_number);
+
 double parse_real(std::string_view flag, const std::string& text, const Domain& domain);
 
 /// An integer in [min, 2^53]; accepts forms like 10000 and 1e4.

@@ -290,11 +290,24 @@ DpSgdValues values_of(const Given& given_values, Naming naming) {
   return v;
 }
 
+/// A parameter that takes one value, given what reads as one number written
+/// with a comma ("0,01", "1,000"): refused as such, before its parts are read
+/// as a list (whose first part may fail on its own, "0" for a δ).
+void refuse_comma_number(const RunParameter& p, const std::vector<std::string>& texts) {
+  const bool whole = p.kind == ParamKind::count;
+  if (!whole && p.kind != ParamKind::probability && p.kind != ParamKind::positive_real) return;
+  const std::string hint = comma_number_hint(texts, whole);
+  if (!hint.empty())
+    throw UsageError(std::string(p.flag) + ": takes one value here, got '" + comma_joined(texts) +
+                     "'" + hint);
+}
+
 GivenValues single_given(const DpSgdFlags& f) {
   Given values;
   for (const auto& p : kRunParameters) {
     const auto texts = texts_of(f, p.id);
     if (texts.empty()) continue;
+    refuse_comma_number(p, texts);
     auto parsed = parse_texts(p, texts);
     if (parsed.size() != 1)
       throw UsageError(std::string(p.flag) + ": takes one value here, got '" + comma_joined(texts) +
@@ -316,6 +329,7 @@ SweepGrid::SweepGrid(const DpSgdFlags& f) {
     if (texts.empty()) continue;
     const std::size_t i = index_of(p.id);
     present[i] = true;
+    if (p.sweep_rank == 0) refuse_comma_number(p, texts);
     auto parsed = parse_texts(p, texts);
     if (p.sweep_rank > 0) {
       total *= static_cast<double>(parsed.size());
