@@ -287,6 +287,9 @@ TEST_CASE("a number typed with a comma or a look-alike character says what it ho
   check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1\u00d710^-5"},
         "--delta: must be a number in (0, 1), got '1\u00d710^-5' (it holds U+00D7 MULTIPLICATION "
         "SIGN: type e, as in 1e-5)");
+  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5\u00a0"},
+        "--delta: must be a number in (0, 1), got '1e-5\u00a0' (it holds U+00A0 NO-BREAK SPACE: "
+        "remove it)");
   // A list where a list is allowed is still a list.
   const std::vector<std::string> list{"sweep", "-q",      "0,01", "--sigma",  "1",  "--steps",
                                       "10",    "--delta", "1e-5", "--format", "csv"};

@@ -126,16 +126,17 @@ std::string look_alike_hint(std::string_view text) {
       {"\xE2\x80\x90", "U+2010 HYPHEN", "-"},
       {"\xE2\x80\x91", "U+2011 NON-BREAKING HYPHEN", "-"},
       {"\xEF\xBC\x8D", "U+FF0D FULLWIDTH HYPHEN-MINUS", "-"},
-      {"\xC2\xA0", "U+00A0 NO-BREAK SPACE", "nothing"},
-      {"\xE2\x80\xAF", "U+202F NARROW NO-BREAK SPACE", "nothing"},
-      {"\xE2\x80\x89", "U+2009 THIN SPACE", "nothing"},
+      {"\xC2\xA0", "U+00A0 NO-BREAK SPACE", ""},
+      {"\xE2\x80\xAF", "U+202F NARROW NO-BREAK SPACE", ""},
+      {"\xE2\x80\x89", "U+2009 THIN SPACE", ""},
       {"\xC3\x97", "U+00D7 MULTIPLICATION SIGN", "e, as in 1e-5"},
   };
   for (const auto& c : kLookAlikes)
     if (text.find(c.utf8) != std::string_view::npos)
-      return " (it holds " + std::string(c.name) + ": type " +
-             (c.instead == "nothing" || c.instead.size() > 1 ? std::string(c.instead)
-                                                             : "'" + std::string(c.instead) + "'") +
+      return " (it holds " + std::string(c.name) + ": " +
+             (c.instead.empty()      ? std::string("remove it")
+              : c.instead.size() > 1 ? "type " + std::string(c.instead)
+                                     : "type '" + std::string(c.instead) + "'") +
              ")";
   return "";
 }
