@@ -280,16 +280,15 @@ TEST_CASE("a number typed with a comma or a look-alike character says what it ho
   check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "0,00001"},
         "--delta: must be a number in (0, 1), got '0' in '0,00001' (a decimal comma? write "
         "'0.00001')");
-  // U+2212 MINUS SIGN and U+00D7 MULTIPLICATION SIGN, as pasted from a paper.
-  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e\u22125"},
-        "--delta: must be a number in (0, 1), got '1e\u22125' (it holds U+2212 MINUS SIGN: type "
-        "'-')");
-  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1\u00d710^-5"},
-        "--delta: must be a number in (0, 1), got '1\u00d710^-5' (it holds U+00D7 MULTIPLICATION "
-        "SIGN: type e, as in 1e-5)");
-  check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", "1e-5\u00a0"},
-        "--delta: must be a number in (0, 1), got '1e-5\u00a0' (it holds U+00A0 NO-BREAK SPACE: "
-        "remove it)");
+  // U+2212 MINUS SIGN, U+00D7 MULTIPLICATION SIGN and a no-break space, as
+  // pasted from a paper: each value and what its message adds.
+  const std::pair<const char*, const char*> look_alikes[] = {
+      {"1e\u22125", "it holds U+2212 MINUS SIGN: type '-'"},
+      {"1\u00d710^-5", "it holds U+00D7 MULTIPLICATION SIGN: type e, as in 1e-5"},
+      {"1e-5\u00a0", "it holds U+00A0 NO-BREAK SPACE: remove it"}};
+  for (const auto& [value, hint] : look_alikes)
+    check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "100", "--delta", value},
+          "--delta: must be a number in (0, 1), got '" + std::string(value) + "' (" + hint + ")");
   // A list where a list is allowed is still a list.
   const std::vector<std::string> list{"sweep", "-q",      "0,01", "--sigma",  "1",  "--steps",
                                       "10",    "--delta", "1e-5", "--format", "csv"};

@@ -68,23 +68,35 @@ constexpr double kCoarseVarianceShare = 0.25;
 /// not worth it).
 constexpr double kCoarseMinSaving = 0.5;
 
-/// The span of the grids of `comps` (both directions) with coarse tails c, in
-/// loss units (Δ cancels): what discretisation and direct sums cost.
-double grid_span_of(std::span<const Component> comps, Coarsening c, double tail_mass) {
-  double span = 0;
+/// One release kind that may get coarse tails, in one direction, and the
+/// span of its one fine grid (loss units).
+struct SpanTerm {
+  const Mechanism* mechanism;
+  Direction direction;
+  double whole;
+};
+
+/// The spans of the grids of `comps` (both directions) with one fine grid,
+/// for the kinds that may get coarse tails (the others have the same span
+/// either way, so they are left out).
+std::vector<SpanTerm> fine_spans(std::span<const Component> comps, double tail_mass) {
+  std::vector<SpanTerm> out;
   for (const auto& comp : comps)
-    for (const Direction d : {Direction::remove, Direction::add}) {
-      const auto all = detail::coarse_range(comp.mechanism, d, tail_mass);
-      if (!all) continue;  // no coarse tails for this kind: the same span either way
-      const double whole = all->second - all->first;
-      if (c.stride <= 1) {
-        span += whole;
-        continue;
-      }
-      const auto fine = detail::coarse_range(comp.mechanism, d, c.tail);
-      const double part = std::clamp(fine->second - fine->first, 0.0, whole);
-      span += part + (whole - part) / static_cast<double>(c.stride);
-    }
+    for (const Direction d : {Direction::remove, Direction::add})
+      if (const auto all = detail::coarse_range(comp.mechanism, d, tail_mass))
+        out.push_back({&comp.mechanism, d, all->second - all->first});
+  return out;
+}
+
+/// Their span with coarse tails c: the fine part plus the rest over the
+/// stride (what discretisation and direct sums cost; Δ cancels).
+double coarse_span(std::span<const SpanTerm> terms, Coarsening c) {
+  double span = 0;
+  for (const SpanTerm& t : terms) {
+    const auto fine = detail::coarse_range(*t.mechanism, t.direction, c.tail);
+    const double part = std::clamp(fine->second - fine->first, 0.0, t.whole);
+    span += part + (t.whole - part) / static_cast<double>(c.stride);
+  }
   return span;
 }
 
@@ -94,7 +106,9 @@ double grid_span_of(std::span<const Component> comps, Coarsening c, double tail_
 /// a coarse bucket.
 Coarsening coarsening_for(std::span<const Component> comps, double total, double tail_mass,
                           double window_tail) {
-  const double fine = grid_span_of(comps, {}, tail_mass);
+  const std::vector<SpanTerm> terms = fine_spans(comps, tail_mass);
+  double fine = 0;
+  for (const SpanTerm& t : terms) fine += t.whole;
   Coarsening best;
   double best_span = kCoarseMinSaving * fine;
   for (std::size_t stride : kCoarseStrides) {
@@ -105,7 +119,7 @@ Coarsening coarsening_for(std::span<const Component> comps, double total, double
       const double k = detail::coarse_count_bound(2 * tail * total, total, window_tail).first;
       if (!(k * (s * s - 1) <= kCoarseVarianceShare * total)) continue;
       const Coarsening c{stride, tail};
-      const double span = grid_span_of(comps, c, tail_mass);
+      const double span = coarse_span(terms, c);
       if (span < best_span) {
         best = c;
         best_span = span;
