@@ -39,9 +39,11 @@ TEST_CASE("sweep --input: a line without noise_multiplier is refused with its li
   const auto r =
       run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"}, kGood + "\n" + kNoSigma + "\n");
   check_refused(r, {});
-  CHECK(r.err ==
-        "dpbudget: error: --input: <stdin>:2: noise_multiplier: missing (give it, or \"solve\": "
-        "\"noise_multiplier\")\n");
+  CHECK(
+      r.err ==
+      "dpbudget: error: --input: <stdin>:2: noise_multiplier: missing (give it, or noise_std with "
+      "clipping_norm, or \"solve\": "
+      "\"noise_multiplier\")\n");
   // Also under a budget gate: refused, not passed.
   const auto gated = run_dpbudget(
       {"sweep", "--input", "-", "--max-epsilon", "100", "--format", "jsonl"}, kNoSigma + "\n");

@@ -23,8 +23,10 @@ inline std::string plain(double v) {
 }
 
 /// The run's parameters, one row each, ending with the accountants (`accountants`, as listed).
-report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& clipping,
-                              const std::string& accountants);
+/// The unit of privacy in words: one record, one user with k records, one client.
+std::string unit_words(const DpSgdRun& run);
+
+report::Table parameter_table(const DpSgdRun& run, const std::string& accountants);
 /// A schedule's phases, one row each: its scheme, q (with N and B), σ, steps and epochs.
 report::Table phase_table(const Schedule& schedule);
 /// The events of a spec file, one row each (the items of a top-level
