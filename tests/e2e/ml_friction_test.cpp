@@ -49,7 +49,8 @@ int lines_with(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("--noise-std with --clipping-norm is --sigma std/C, row for row, and on the mean std*B/C") {
+TEST_CASE(
+    "--noise-std with --clipping-norm is --sigma std/C, row for row, and on the mean std*B/C") {
   // 0.8 / 0.5 = 1.6 exactly in binary (0.8 is 1.6 halved), so the rows agree to the bit.
   const std::vector<std::string> run{"-q", "0.01", "--steps", "1000", "--delta", "1e-5"};
   CHECK(rows_of(with(run, {"--noise-std", "0.8", "--clipping-norm", "0.5"})) ==
