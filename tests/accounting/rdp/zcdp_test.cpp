@@ -168,10 +168,13 @@ TEST_CASE("zcdp: the largest rho whose conversion meets (epsilon, delta), round 
           CHECK(cks_epsilon(rho, delta) <= eps * (1 + kBelowInfimum));
         }
       }
-  // ε = 0: only what the KL shortcut allows, ρ ≤ −log(1 − δ²) ≈ δ².
+  // ε = 0: at least what the KL shortcut allows, ρ = −log(1 − δ²) ≈ δ²
+  // (total variation ≤ √(1 − e^{−ρ}) ≤ δ), and more where Prop. 12 itself
+  // reaches ε ≤ 0, which the brute force confirms.
   const double rho0 = zcdp_rho_for(0, 1e-3, ZcdpConversion::cks);
-  CHECK(rho0 <= -std::log1p(-1e-6));
-  CHECK(rho0 > 0.99e-6);
+  CHECK(rho0 >= -std::log1p(-1e-6) * (1 - 1e-9));
+  CHECK((cks_epsilon(rho0, 1e-3) <= 1e-15 || 1e-6 + std::expm1(-rho0) >= 0));
+  CHECK(zcdp_epsilon(rho0 * (1 + 1e-9), 1e-3, ZcdpConversion::cks).epsilon > 0);
   CHECK_THROWS_AS(zcdp_rho_for(1, 0, ZcdpConversion::cks), InvalidParameter);
   CHECK_THROWS_AS(zcdp_rho_for(-1, 1e-5, ZcdpConversion::cks), InvalidParameter);
 }
