@@ -52,7 +52,7 @@ TEST_CASE("zcdp --sigma --steps: rho = T/(2 sigma^2) (Bun & Steinke 2016, Prop. 
   CHECK(close_rel(r[0]["rho"].get<double>(), 1000 / 2.42, kZcdpClosedForm));
 }
 
-TEST_CASE("zcdp -q: subsampling leaves rho unchanged, with a note; q = 0 is rho = 0") {
+TEST_CASE("zcdp -q: subsampling leaves rho unchanged, with a note, and q = 0 is rho = 0") {
   const auto plain = zcdp_rows({"zcdp", "--sigma", "1", "--steps", "100", "--format", "json"});
   const auto j = json_of(
       run_dpbudget({"zcdp", "--sigma", "1", "--steps", "100", "-q", "0.01", "--format", "json"}));
