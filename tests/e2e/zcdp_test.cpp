@@ -158,4 +158,6 @@ TEST_CASE("zcdp refusals: one line naming the flag, nothing on stdout") {
   check_refused({"zcdp", "--rho", "0.5", "--delta", "1e-5", "--method", "tight"}, {"--method"});
   check_refused({"zcdp", "--rho", "0.5", "--steps", "0"}, {"--steps"});
   check_refused({"zcdp", "--epsilon", "nan", "--delta", "1e-5"}, {"--epsilon"});
+  check_refused({"zcdp", "--sigma", "1e-200", "--delta", "1e-5"}, {"--sigma", "beyond"});
+  check_refused({"zcdp", "--pure-epsilon", "1e200", "--steps", "10"}, {"--pure-epsilon"});
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "accounting/errors.hpp"
 #include "accounting/numerics/outward.hpp"
 #include "cli/errors.hpp"
 #include "cli/flags/choices.hpp"
@@ -215,7 +216,13 @@ int run_zcdp(const ZcdpFlags& f, std::ostream& out, std::ostream& err) {
   if (q) rep.inputs.add("sampling_rate", report::number(*q));
   using report::Rounding;
   for (double value : source->values) {
-    const double rho = zcdp_total_rho(*source, value, sensitivity, steps, q.value_or(1.0));
+    double rho = 0;
+    try {
+      rho = zcdp_total_rho(*source, value, sensitivity, steps, q.value_or(1.0));
+    } catch (const InvalidParameter&) {  // the inputs are checked: only an overflow is left
+      throw UsageError(std::string(source->flag) + ": rho of " + shown(value) + " over " +
+                       std::to_string(steps) + " steps is beyond the double range");
+    }
     auto base = [&] {
       report::Record r;
       r.add(source->key, report::number(value));
