@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error ledger-init ledger-add ledger-status ledger-history ledger-export ledger-verify ledger-void' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp zcdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error ledger-init ledger-add ledger-status ledger-history ledger-export ledger-verify ledger-void' -- "$cur"))
         return
       fi
       ;;
@@ -360,6 +360,23 @@ _dpbudget() {
         --precision) COMPREPLY=(); return ;;
       esac
       flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
+      ;;
+    zcdp)
+      case $prev in
+        --rho) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        --noise-sd) COMPREPLY=(); return ;;
+        --sensitivity) COMPREPLY=(); return ;;
+        --pure-epsilon) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --method) COMPREPLY=($(compgen -W 'cks simple all' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --rho --sigma --noise-multiplier --noise-sd --sensitivity --pure-epsilon -T --steps -q --sampling-rate --delta --epsilon --method --format --precision'
       ;;
     tradeoff)
       case $prev in
