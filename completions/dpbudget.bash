@@ -35,7 +35,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -55,7 +55,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --max-epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --max-epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     delta)
       case $prev in
@@ -72,7 +72,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -91,7 +91,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     sigma)
       case $prev in
@@ -108,7 +108,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -135,7 +135,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --phase --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --phase --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -152,7 +152,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -178,7 +178,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -195,7 +195,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -217,7 +217,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     plan)
       case $prev in
@@ -256,7 +256,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -279,7 +279,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --epsilon --solve --max-epsilon --input --shard --keep-going --all-messages --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --epsilon --solve --max-epsilon --input --shard --keep-going --all-messages --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     compose)
       case $prev in
@@ -312,13 +312,13 @@ _dpbudget() {
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --sigma|--noise-multiplier) COMPREPLY=(); return ;;
-        --noise-sd) COMPREPLY=(); return ;;
+        --noise-sd|--noise-std) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --method) COMPREPLY=($(compgen -W 'analytic classic all' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --epsilon --delta --sigma --noise-multiplier --noise-sd --sensitivity --method --format --precision'
+      flags='-h --help --epsilon --delta --sigma --noise-multiplier --noise-sd --noise-std --sensitivity --method --format --precision'
       ;;
     laplace)
       case $prev in
@@ -350,7 +350,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -359,13 +359,13 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
+      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
       ;;
     zcdp)
       case $prev in
         --rho) COMPREPLY=(); return ;;
         --sigma|--noise-multiplier) COMPREPLY=(); return ;;
-        --noise-sd) COMPREPLY=(); return ;;
+        --noise-sd|--noise-std) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --pure-epsilon) COMPREPLY=(); return ;;
         -T|--steps) COMPREPLY=(); return ;;
@@ -376,7 +376,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --rho --sigma --noise-multiplier --noise-sd --sensitivity --pure-epsilon -T --steps -q --sampling-rate --delta --epsilon --method --format --precision'
+      flags='-h --help --rho --sigma --noise-multiplier --noise-sd --noise-std --sensitivity --pure-epsilon -T --steps -q --sampling-rate --delta --epsilon --method --format --precision'
       ;;
     tradeoff)
       case $prev in
@@ -405,7 +405,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -421,7 +421,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     events)
       case $prev in
@@ -456,7 +456,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -474,7 +474,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     risk)
       case $prev in
@@ -491,7 +491,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -512,7 +512,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --fpr --prior -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --fpr --prior -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     report)
       case $prev in
@@ -529,7 +529,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -552,7 +552,7 @@ _dpbudget() {
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --fpr --prior --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --ledger --key-file'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --fpr --prior --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --ledger --key-file'
       ;;
     mf-sensitivity)
       case $prev in
@@ -691,7 +691,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -702,7 +702,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --schedule --format --precision'
+      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --schedule --format --precision'
       ;;
     ledger-status)
       case $prev in
@@ -728,7 +728,7 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
-        --noise-std) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
         --clipping-norm) COMPREPLY=(); return ;;
         --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
         --clients) COMPREPLY=(); return ;;
@@ -737,7 +737,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
+      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
       ;;
     ledger-history)
       case $prev in

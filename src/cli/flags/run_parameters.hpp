@@ -127,7 +127,7 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
      "sigma_b / 2); the run is accounted at 1/sqrt(1/sigma^2 + 1/(2 sigma_b)^2), and sigma solves "
      "give the gradient's (1/sigma^2 - 1/(2 sigma_b)^2)^(-1/2)",
      "", 0, std::nullopt},
-    {RunParam::noise_std, "--noise-std", "--noise-std", "noise_std", ParamKind::positive_real,
+    {RunParam::noise_std, "--noise-std,--noise-sd", "--noise-std", "noise_std", ParamKind::positive_real,
      "the noise as a standard deviation, with --clipping-norm C, in place of --noise-multiplier: "
      "sigma = std / C (std * B / C with --noise-on mean)",
      "", 2, RunParam::noise_multiplier},

@@ -263,7 +263,7 @@ Verb declare_zcdp(CLI::App& command) {
   cmd->add_option("--sigma,--noise-multiplier", f->sigma,
                   "Gaussian releases: noise sd / L2 sensitivity (finite numbers > 0), "
                   "rho = 1/(2 sigma^2) each");
-  cmd->add_option("--noise-sd", f->noise_sd,
+  cmd->add_option("--noise-sd,--noise-std", f->noise_sd,
                   "Gaussian releases: the noise standard deviation (finite numbers > 0; with "
                   "--sensitivity), rho = sensitivity^2/(2 sd^2) each");
   cmd->add_option("--sensitivity", f->sensitivity,
