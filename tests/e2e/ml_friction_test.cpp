@@ -8,10 +8,12 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "refused.hpp"
+#include "run.hpp"
 #include "run_json.hpp"
 
 using dpb::test::check_refused;
@@ -243,4 +245,34 @@ TEST_CASE("an absurd run length says what its epsilon means, not 'widen --orders
   const auto edge = run_dpbudget({"epsilon", "-q", "0.01", "--sigma", "1.1", "--steps", "1000",
                                   "--delta", "1e-5", "--orders", "20,30"});
   CHECK(edge.err.find("widen --orders") != std::string::npos);
+}
+
+namespace {
+
+/// The docs/guide.md block between `<!-- BEGIN dpbudget NAME -->` and its END:
+/// "```console", one `$ dpbudget ...` line and its standard output. Checks that
+/// the command prints that output.
+void check_guide_command(const std::string& name) {
+  CAPTURE(name);
+  const std::string guide = dpb::test::slurp(DPBUDGET_GUIDE);
+  const std::string begin = "<!-- BEGIN dpbudget " + name + " -->\n```console\n$ dpbudget ";
+  const auto from = guide.find(begin);
+  REQUIRE(from != std::string::npos);
+  const auto to = guide.find("```\n<!-- END dpbudget " + name + " -->", from);
+  REQUIRE(to != std::string::npos);
+  const auto line_end = guide.find('\n', from + begin.size());
+  std::vector<std::string> args;
+  std::istringstream words(guide.substr(from + begin.size(), line_end - from - begin.size()));
+  for (std::string w; words >> w;) args.push_back(w);
+  const auto r = run_dpbudget(args);
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(guide.substr(line_end + 1, to - line_end - 1) == r.out);
+}
+
+}  // namespace
+
+TEST_CASE("docs/guide.md: the federated and noise-std examples are this binary's output") {
+  check_guide_command("federated poisson");
+  check_guide_command("federated fixed");
+  check_guide_command("noise std mean");
 }
