@@ -276,3 +276,27 @@ TEST_CASE("docs/guide.md: the federated and noise-std examples are this binary's
   check_guide_command("federated fixed");
   check_guide_command("noise std mean");
 }
+
+TEST_CASE("report: one printed value per quantity, headline = table = curve at the run's length") {
+  for (const char* steps : {"10000", "2500"}) {
+    CAPTURE(steps);
+    const auto r = run_dpbudget(
+        {"report", "-q", "0.01", "--sigma", "1.1", "--steps", steps, "--delta", "1e-5"});
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    // The headline's ε (pld, the recommended row).
+    const std::string lead = "with epsilon = ";
+    const auto at = r.out.find(lead);
+    REQUIRE(at != std::string::npos);
+    const std::string headline =
+        r.out.substr(at + lead.size(), r.out.find(' ', at + lead.size()) - at - lead.size());
+    // The privacy-loss table's upper end for pld, and the curve table's last row.
+    CHECK(r.out.find("| pld (recommended) | upper bound | 1e-05 | [") != std::string::npos);
+    CHECK(r.out.find(", " + headline + "] |") != std::string::npos);
+    const std::string last_row = "\n| " + std::string(steps) + " | ";
+    const auto row = r.out.find(last_row);
+    REQUIRE(row != std::string::npos);
+    const std::string cells = r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1);
+    CHECK(cells.size() > headline.size() + 2);
+    CHECK(cells.substr(cells.size() - headline.size() - 2) == headline + " |");
+  }
+}

@@ -398,7 +398,7 @@ void privacy_loss_section(report::Document& doc, const Statement& st, const Stat
       "either way. lower bound: the run's true epsilon is at least this. estimate: the figure "
       "if batches were Poisson-sampled, not a bound for this loader.");
   if (run && (run->sampling == Sampling::poisson || run->sampling == Sampling::without_replacement))
-    doc.blocks.push_back(steps_figure(*run, st.question.accountants, in.deltas.front()));
+    doc.blocks.push_back(steps_figure(*run, st.question.accountants, in.deltas.front(), st.answer));
 }
 
 /// "Membership-inference risk": each accountant's TPR bound at each asked

@@ -159,7 +159,8 @@ report::Table ledger_table(const DpEvent& event) {
   return t;
 }
 
-report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta) {
+report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta,
+                            const Answer& answer) {
   std::vector<std::int64_t> steps;
   for (int i = 0; i < kStepCurvePoints; ++i) {
     const double x =
@@ -194,6 +195,15 @@ report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice
       cells.push_back(up(g.epsilon));
       approximate = approximate || g.bound == BoundKind::approximate;
     }
+    // The run's own length: the answer's row, as the headline and the table print it (another
+    // grid could give another sound upper end).
+    for (const auto& row : answer.rows)
+      if (row.role == RowRole::run && row.guarantee.accountant == name &&
+          row.guarantee.delta == delta) {
+        s.y.back() = row.guarantee.epsilon;
+        cells.back() = up(row.guarantee.epsilon);
+        approximate = approximate || row.guarantee.bound == BoundKind::approximate;
+      }
     for (std::int64_t t : steps) s.x.push_back(static_cast<double>(t));
     s.label = name + (approximate ? " (approximation)" : " (upper bound)");
     s.dashed = approximate;

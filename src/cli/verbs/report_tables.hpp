@@ -34,6 +34,11 @@ report::Table phase_table(const Schedule& schedule);
 report::Table ledger_table(const DpEvent& event);
 /// ε of the run at delta after each of a few step counts up to its own
 /// (ε-versus-steps), one series per accountant of `choice` that handles it.
-report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta);
+/// ε at `delta` after each of a few run lengths up to the run's own, per
+/// accountant; at the run's own length each accountant's point is its row of
+/// `answer` (the headline's and the table's value, by construction: one
+/// printed value per quantity).
+report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta,
+                            const Answer& answer);
 
 }  // namespace dpb::cli::statement
