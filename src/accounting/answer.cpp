@@ -94,7 +94,11 @@ std::vector<AnswerRow> run_rows(const Question& q, const AccountantChoice& choic
 std::vector<AnswerRow> shuffle_lower_rows(const Question& q, std::vector<std::string>& warnings) {
   const DpSgdRun& run = *q.run;
   const EventPtr pair = shuffle_lower_bound_event(run);
-  if (!pair) return {};
+  if (!pair) {
+    if (const auto why = shuffle_lower_bound_missing(run))
+      warnings.push_back("no lower bound for the shuffled run: " + *why);
+    return {};
+  }
   AccountantOptions options = q.accountants.options;
   options.neighbouring = std::nullopt;  // the pair's own relation: a record or none
   options.pld.tolerance = std::max(options.pld.tolerance, kLowerBoundTolerance);

@@ -88,7 +88,8 @@ CalibratedRun solve_run_unknown(const DpSgdRun& run, RunUnknown unknown,
         const std::int64_t n = *run.dataset_size;
         const std::int64_t k = run.accumulation_steps;
         auto steps_for = [&](std::int64_t b) {
-          return run.epochs ? steps_for_epochs(*run.epochs, 0, n, b, run.last_batch) : run.steps;
+          return run.epochs ? steps_for_epochs(*run.epochs, 0, n, b, run.last_batch, run.sampling)
+                            : run.steps;
         };
         auto s = largest_integer(
             [&](std::int64_t b) {

@@ -64,11 +64,15 @@ TEST_CASE("accumulation: batch 64 x 4 steps prints the rows of batch 256 (rdp, p
     CHECK(in.at("accumulation_steps") == 4);
     CHECK(in.at("logical_batch_size") == 256);
     CHECK(in.at("sampling_rate").get<double>() == 256.0 / c.dataset_size);
+    // A shuffled loader's epochs are whole batches, the last partial one kept: E·⌈N/B⌉
+    // (docs/sampling.md#last-batch).
     const std::int64_t t =
-        c.epochs == 0 ? c.steps
-        : c.run.back() == "drop"
+        c.epochs == 0            ? c.steps
+        : c.run.back() == "drop" ? static_cast<std::int64_t>(c.epochs) *
+                                       static_cast<std::int64_t>(std::floor(c.dataset_size / 256))
+        : c.run.back() == "shuffle"
             ? static_cast<std::int64_t>(c.epochs) *
-                  static_cast<std::int64_t>(std::floor(c.dataset_size / 256))
+                  static_cast<std::int64_t>(std::ceil(c.dataset_size / 256))
             : static_cast<std::int64_t>(std::ceil(c.epochs * c.dataset_size / 256));
     CHECK(in.at("steps").get<std::int64_t>() == t);
     CHECK(b.at("inputs").at("steps") == in.at("steps"));

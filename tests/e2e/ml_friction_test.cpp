@@ -300,3 +300,45 @@ TEST_CASE("report: one printed value per quantity, headline = table = curve at t
     CHECK(cells.substr(cells.size() - headline.size() - 2) == headline + " |");
   }
 }
+
+TEST_CASE(
+    "shuffled loaders: one steps-per-epoch convention in the header, and a missing lower "
+    "bound says why") {
+  // 60,000 / 256: 235 batches an epoch (the last of 96 kept), 30 epochs = 7,050 steps, as
+  // steps_per_epoch x accounted_epochs say.
+  const Json in = json_of(run_dpbudget({"epsilon", "--dataset-size", "60000", "--batch-size", "256",
+                                        "--epochs", "30", "--sigma", "1.1", "--delta", "1e-6",
+                                        "--sampling", "shuffle", "--format", "json"}))
+                      .at("inputs");
+  CHECK(in.at("steps_per_epoch") == 235);
+  CHECK(in.at("accounted_epochs") == 30);
+  CHECK(in.at("steps") == 235 * 30);
+  // Fractional epochs: ⌈2.5 x 235⌉ = 588 steps, 3 epochs started.
+  const Json part = json_of(run_dpbudget({"epsilon", "--dataset-size", "60000", "--batch-size",
+                                          "256", "--epochs", "2.5", "--sigma", "1.1", "--delta",
+                                          "1e-6", "--sampling", "shuffle", "--format", "json"}))
+                        .at("inputs");
+  CHECK(part.at("steps") == 588);
+  CHECK(part.at("accounted_epochs") == 3);
+  // Poisson keeps T = ⌈E·N/B⌉ = ⌈30 x 234.375⌉ = 7032.
+  const Json poisson =
+      json_of(run_dpbudget({"epsilon", "--dataset-size", "60000", "--batch-size", "256", "--epochs",
+                            "30", "--sigma", "1.1", "--delta", "1e-6", "--format", "json"}))
+          .at("inputs");
+  CHECK(poisson.at("steps") == 7032);
+
+  const auto r = run_dpbudget({"epsilon", "--dataset-size", "60000", "--batch-size", "256",
+                               "--epochs", "30", "--sigma", "1.1", "--delta", "1e-6", "--sampling",
+                               "shuffle", "--accountant", "pld"});
+  CHECK(r.status == 0);
+  CHECK(lines_with(r.err,
+                   "dpbudget: warning: no lower bound for the shuffled run: N = 60000 is "
+                   "not a multiple of B = 256") == 1);
+  // 250 divides 60,000: the lower row is there and no such warning.
+  const auto whole = run_dpbudget({"epsilon", "--dataset-size", "60000", "--batch-size", "250",
+                                   "--epochs", "30", "--sigma", "1.1", "--delta", "1e-6",
+                                   "--sampling", "shuffle", "--accountant", "pld"});
+  CHECK(whole.status == 0);
+  CHECK(whole.out.find("lower") != std::string::npos);
+  CHECK(whole.err.find("no lower bound") == std::string::npos);
+}

@@ -214,6 +214,22 @@ EventPtr shuffle_lower_bound_event(const DpSgdRun& run) {
   return make_self_composed(whole, make_event(RandomAllocationEvent{t, 1, make_gaussian(sigma)}));
 }
 
+std::optional<std::string> shuffle_lower_bound_missing(const DpSgdRun& run) {
+  if (run.sampling != Sampling::shuffle || !run.dataset_size || !run.batch_size)
+    return std::nullopt;
+  const std::int64_t n = *run.dataset_size, b = *run.batch_size;
+  if (n % b != 0)
+    return "N = " + std::to_string(n) + " is not a multiple of B = " + std::to_string(b) +
+           ", so a record's batch is not uniform over the epoch's batches (the last one holds " +
+           std::to_string(n % b) +
+           "); the attained pair this lower bound uses needs equal batches "
+           "(docs/sampling.md#shuffle-lower-bound)";
+  if (run.steps / epoch_steps(run) < 1)
+    return "the run has no whole epoch (" + std::to_string(run.steps) + " steps of " +
+           std::to_string(epoch_steps(run)) + " per epoch)";
+  return std::nullopt;
+}
+
 namespace {
 
 /// A number as the notes say it: 6 significant digits.
@@ -287,7 +303,7 @@ std::int64_t steps_per_epoch(std::int64_t n, std::int64_t b, LastBatch last_batc
 std::int64_t steps_for_epochs(double epochs, double sampling_rate,
                               std::optional<std::int64_t> dataset_size,
                               std::optional<std::int64_t> batch_size,
-                              std::optional<LastBatch> last_batch) {
+                              std::optional<LastBatch> last_batch, Sampling sampling) {
   const bool by_batch = dataset_size && batch_size;
   if (last_batch) {
     if (!by_batch)
@@ -309,9 +325,17 @@ std::int64_t steps_for_epochs(double epochs, double sampling_rate,
   if (!by_batch && !(sampling_rate > 0))
     throw RunParameterError(F::epochs,
                             {F::epochs, ": needs a sampling rate > 0 (steps per epoch = 1/q)"});
+  // A loader that cuts each epoch into batches (shuffle, balls-in-bins) runs ⌈N/B⌉ steps an
+  // epoch without a rule (the last partial batch kept, PyTorch's default): T = ⌈E·⌈N/B⌉⌉, the
+  // steps per epoch its accounting reads (docs/sampling.md#last-batch).
+  const bool whole_batches =
+      by_batch && (sampling == Sampling::shuffle || sampling == Sampling::balls_in_bins);
   const double exact =
-      by_batch ? epochs * static_cast<double>(*dataset_size) / static_cast<double>(*batch_size)
-               : epochs / sampling_rate;
+      whole_batches
+          ? epochs *
+                static_cast<double>(steps_per_epoch(*dataset_size, *batch_size, LastBatch::keep))
+      : by_batch ? epochs * static_cast<double>(*dataset_size) / static_cast<double>(*batch_size)
+                 : epochs / sampling_rate;
   const double nearest = std::round(exact);
   const double steps = std::abs(exact - nearest) <= 1e-9 * exact ? nearest : std::ceil(exact);
   if (!(steps <= kMaxSteps))
@@ -482,8 +506,8 @@ void derive_length(const RunValues& v, RunUnknown unknown, std::optional<std::in
       // The rule's refusals now, not inside the solver (any B in [1, N] will do).
       if (v.last_batch) steps_for_epochs(*v.epochs, 0, v.dataset_size, 1, v.last_batch);
     } else {
-      run.steps =
-          steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, batch, v.last_batch);
+      run.steps = steps_for_epochs(*v.epochs, run.sampling_rate, v.dataset_size, batch,
+                                   v.last_batch, v.sampling);
     }
   } else {
     throw RunParameterError(F::steps, {F::steps, " is required (or ", F::epochs, ")"});

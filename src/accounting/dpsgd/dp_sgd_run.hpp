@@ -110,6 +110,9 @@ EventPtr poisson_estimate_event(const DpSgdRun& run);
 /// ε is one on the shuffled run's (a run of more epochs or a user of more records can only lose
 /// more).
 EventPtr shuffle_lower_bound_event(const DpSgdRun& run);
+/// Why shuffle_lower_bound_event() gives none for a shuffled run with N and B
+/// (N not a multiple of B, no whole epoch), in words; nullopt otherwise.
+std::optional<std::string> shuffle_lower_bound_missing(const DpSgdRun& run);
 
 /// The run as a privacy event: T self-composed steps, each a Gaussian on a
 /// Poisson sample (rate q) or on B of N records drawn without replacement.
@@ -204,7 +207,8 @@ double sampling_rate_of(std::optional<double> sampling_rate,
 std::int64_t steps_per_epoch(std::int64_t dataset_size, std::int64_t batch_size,
                              LastBatch last_batch);
 
-/// T = ⌈E·N/B⌉ (or ⌈E/q⌉ without N and B), at least 1; a value within 1e-9
+/// T = ⌈E·N/B⌉ (or ⌈E/q⌉ without N and B; ⌈E·⌈N/B⌉⌉ for a shuffled or
+/// balls-in-bins `sampling`, whose epochs are whole batches), at least 1; a value within 1e-9
 /// relative of an integer is that integer, not bumped up. With a last-batch
 /// rule, T = E·steps_per_epoch(N, B): it needs N and B, and E whole (a data
 /// loader runs whole epochs; a fractional one has no rule for where it stops,
@@ -213,7 +217,8 @@ std::int64_t steps_per_epoch(std::int64_t dataset_size, std::int64_t batch_size,
 std::int64_t steps_for_epochs(double epochs, double sampling_rate,
                               std::optional<std::int64_t> dataset_size,
                               std::optional<std::int64_t> batch_size,
-                              std::optional<LastBatch> last_batch = std::nullopt);
+                              std::optional<LastBatch> last_batch = std::nullopt,
+                              Sampling sampling = Sampling::poisson);
 
 /// The run the values describe, with the unknown's fields left unset:
 /// checks which parameters go together (each refusal a RunParameterError

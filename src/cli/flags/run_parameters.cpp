@@ -423,9 +423,9 @@ std::vector<DpSgdValues> sweep_values(const DpSgdFlags& f) {
 std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
                                     std::optional<std::int64_t> dataset_size,
                                     std::optional<std::int64_t> batch_size, Naming naming,
-                                    std::optional<LastBatch> last_batch) {
+                                    std::optional<LastBatch> last_batch, Sampling sampling) {
   try {
-    return steps_for_epochs(epochs, sampling_rate, dataset_size, batch_size, last_batch);
+    return steps_for_epochs(epochs, sampling_rate, dataset_size, batch_size, last_batch, sampling);
   } catch (const RunParameterError& e) {
     throw UsageError(message_of(e, naming));
   }

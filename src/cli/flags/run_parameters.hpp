@@ -127,7 +127,8 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
      "sigma_b / 2); the run is accounted at 1/sqrt(1/sigma^2 + 1/(2 sigma_b)^2), and sigma solves "
      "give the gradient's (1/sigma^2 - 1/(2 sigma_b)^2)^(-1/2)",
      "", 0, std::nullopt},
-    {RunParam::noise_std, "--noise-std,--noise-sd", "--noise-std", "noise_std", ParamKind::positive_real,
+    {RunParam::noise_std, "--noise-std,--noise-sd", "--noise-std", "noise_std",
+     ParamKind::positive_real,
      "the noise as a standard deviation, with --clipping-norm C, in place of --noise-multiplier: "
      "sigma = std / C (std * B / C with --noise-on mean)",
      "", 2, RunParam::noise_multiplier},
@@ -268,7 +269,8 @@ std::int64_t steps_for_epochs_named(double epochs, double sampling_rate,
                                     std::optional<std::int64_t> dataset_size,
                                     std::optional<std::int64_t> batch_size,
                                     Naming naming = Naming::flags,
-                                    std::optional<LastBatch> last_batch = std::nullopt);
+                                    std::optional<LastBatch> last_batch = std::nullopt,
+                                    Sampling sampling = Sampling::poisson);
 /// A RunParameterError's message with its parameters named as `naming` says.
 std::string message_of(const RunParameterError& e, Naming naming);
 

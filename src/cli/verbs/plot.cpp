@@ -141,9 +141,11 @@ int run_plot(const PlotFlags& f, std::ostream& out, std::ostream& err) {
   std::vector<double> xs;
   std::vector<std::int64_t> steps;
   for (double x : places(lo, hi, static_cast<int>(points), f.log_x)) {
-    const std::int64_t t = by_epochs ? steps_for_epochs_named(x, base.sampling_rate,
-                                                              base.dataset_size, base.batch_size)
-                                     : static_cast<std::int64_t>(std::llround(x));
+    const std::int64_t t =
+        by_epochs
+            ? steps_for_epochs_named(x, base.sampling_rate, base.dataset_size, base.batch_size,
+                                     Naming::flags, base.last_batch, base.sampling)
+            : static_cast<std::int64_t>(std::llround(x));
     if (!by_epochs && !steps.empty() && t == steps.back()) continue;
     xs.push_back(by_epochs ? x : static_cast<double>(t));
     steps.push_back(t);
