@@ -28,7 +28,8 @@ struct LineError {
 double real_value(const SortedJson& obj, const char* key, const Domain& domain) {
   const SortedJson& v = obj.at(key);
   if (!v.is_number() || !domain.contains(v.get<double>()))
-    throw LineError{std::string(key) + ": must be " + domain.description};
+    throw LineError{std::string(key) + ": must be " + domain.description + ", got " +
+                    json_given(v)};
   return v.get<double>();
 }
 
@@ -45,33 +46,63 @@ std::string allowed_keys() {
   return keys;
 }
 
+/// The longest parser's description a message keeps: nlohmann::json quotes
+/// the token it last read, which may be a whole line of 1 MiB.
+constexpr std::size_t kMaxParserWords = 160;
+
+/// Where byte `byte` (from 1, as nlohmann::json's parse_error counts) of
+/// `text` is: "column C" on a one-line text, else "line L, column C".
+std::string position_in(const std::string& text, std::size_t byte) {
+  const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());  // from 0
+  const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  if (line_start == std::string::npos) return "column " + std::to_string(at + 1);
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  return "line " + std::to_string(line + 1) + ", column " + std::to_string(at - line_start);
+}
+
+/// A parser's message without its "[json.exception...] parse error at line
+/// L, column C: " prefix (the caller says where), cut at kMaxParserWords.
+std::string parser_words(const std::string& what) {
+  std::string words = what;
+  if (const auto p = words.find("column "); p != std::string::npos)
+    if (const auto colon = words.find(": ", p); colon != std::string::npos)
+      words.erase(0, colon + 2);
+  if (const auto p = words.find("] "); p != std::string::npos && words.front() == '[')
+    words.erase(0, p + 2);
+  if (words.size() > kMaxParserWords) words = words.substr(0, kMaxParserWords) + "...";
+  return words;
+}
+
 /// `text` as JSON, its nesting bounded before anything recursive (copies,
 /// dumps) sees it, and a key given twice in one object refused (JSON parsers
 /// disagree on which one wins). `where` names the text in messages ("on the
-/// line").
+/// line"). A syntax error names its column (and line, in a text of several).
 SortedJson parse_checked(const std::string& text, const std::string& where) {
   // The keys seen so far of each open object.
   std::vector<std::vector<std::string>> open_keys;
-  const SortedJson obj = SortedJson::parse(
-      text,
-      [&open_keys, &where](int depth, SortedJson::parse_event_t event, SortedJson& parsed) {
-        if (depth > kMaxLineDepth)
-          throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
-        if (event == SortedJson::parse_event_t::object_start) open_keys.emplace_back();
-        if (event == SortedJson::parse_event_t::object_end && !open_keys.empty())
-          open_keys.pop_back();
-        if (event == SortedJson::parse_event_t::key && !open_keys.empty()) {
-          const std::string key = parsed.get<std::string>();
-          auto& seen = open_keys.back();
-          if (std::find(seen.begin(), seen.end(), key) != seen.end())
-            throw LineError{key + ": given twice " + where + " (give each key once)"};
-          seen.push_back(key);
-        }
-        return true;
-      },
-      /*allow_exceptions=*/false);
-  if (obj.is_discarded()) throw LineError{"not valid JSON"};
-  return obj;
+  try {
+    return SortedJson::parse(
+        text, [&open_keys, &where](int depth, SortedJson::parse_event_t event, SortedJson& parsed) {
+          if (depth > kMaxLineDepth)
+            throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
+          if (event == SortedJson::parse_event_t::object_start) open_keys.emplace_back();
+          if (event == SortedJson::parse_event_t::object_end && !open_keys.empty())
+            open_keys.pop_back();
+          if (event == SortedJson::parse_event_t::key && !open_keys.empty()) {
+            const std::string key = parsed.get<std::string>();
+            auto& seen = open_keys.back();
+            if (std::find(seen.begin(), seen.end(), key) != seen.end())
+              throw LineError{key + ": given twice " + where + " (give each key once)"};
+            seen.push_back(key);
+          }
+          return true;
+        });
+  } catch (const SortedJson::parse_error& e) {
+    throw LineError{"not valid JSON at " + position_in(text, e.byte) + ": " +
+                    parser_words(e.what())};
+  } catch (const SortedJson::exception& e) {  // a number past the range of a double
+    throw LineError{"not valid JSON: " + parser_words(e.what())};
+  }
 }
 
 /// The run parameter keyed `key` of a line or phase, parsed into `run`; false
@@ -236,10 +267,9 @@ std::vector<std::string> config_keys() {
   return keys;
 }
 
-ConfigInput read_configs(std::istream& in, const std::string& source_name,
-                         const InputLimits& limits) {
-  ConfigInput out;
-  std::size_t bytes = 0, number = 0;
+void for_each_config(std::istream& in, const std::string& source_name, const InputLimits& limits,
+                     const std::function<void(ConfigRead)>& each) {
+  std::size_t bytes = 0, number = 0, rows = 0;
   std::string text;
   for (LineRead r; (r = read_line(in, text, limits.max_line_bytes)) != LineRead::end;) {
     ++number;
@@ -251,16 +281,29 @@ ConfigInput read_configs(std::istream& in, const std::string& source_name,
       throw input_error("--input", {source_name, number, ""},
                         "line longer than " + size_text(limits.max_line_bytes));
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (out.configs.size() + out.errors.size() >= limits.max_rows)
+    if (rows++ >= limits.max_rows)
       throw UsageError("--input: " + source_name + " has more than " +
                        std::to_string(limits.max_rows) + " configurations");
+    std::optional<ConfigRead> read;
     try {
-      out.configs.push_back(parse_line(text, number));
+      read.emplace(parse_line(text, number));
     } catch (const LineError& e) {
-      out.errors.push_back({number, e.message});
+      read.emplace(InputError{number, e.message});
     }
+    each(std::move(*read));
   }
   if (in.bad()) throw UsageError("--input: cannot read " + source_name);
+}
+
+ConfigInput read_configs(std::istream& in, const std::string& source_name,
+                         const InputLimits& limits) {
+  ConfigInput out;
+  for_each_config(in, source_name, limits, [&out](ConfigRead read) {
+    if (auto* config = std::get_if<ConfigLine>(&read))
+      out.configs.push_back(std::move(*config));
+    else
+      out.errors.push_back(std::get<InputError>(std::move(read)));
+  });
   return out;
 }
 
