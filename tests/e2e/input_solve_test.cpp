@@ -59,8 +59,9 @@ TEST_CASE("sweep --input: a line without noise_multiplier is refused with its li
   CHECK(rows[0].contains("epsilon"));
   CHECK(rows[1].size() == 2);
   CHECK(rows[1]["line"] == 2);
-  CHECK(rows[1]["error"] == "--input: <stdin>:2: noise_multiplier: missing (give it, or "
-                            "\"solve\": \"noise_multiplier\")");
+  CHECK(rows[1]["error"] ==
+        "--input: <stdin>:2: noise_multiplier: missing (give it, or "
+        "\"solve\": \"noise_multiplier\")");
   CHECK(lenient.err.find("<stdin>:2: noise_multiplier: missing") != std::string::npos);
 }
 

@@ -327,11 +327,10 @@ TEST_CASE("a count past 2^53 names the limit, never a silent rounding") {
   // A JSON Lines integer is read exactly: 2^53 + 1 is past the limit.
   // The message says what was given: the literal, or the double 1e20 as
   // JSON writes it.
-  for (const auto& [steps, given] : {std::pair<std::string, std::string>{"9007199254740993",
-                                                                         "9007199254740993"},
-                                     {"1e20", "1e+20"}})
-    check({"sweep", "--input", "-"},
-          "--input: <stdin>:1: steps: " + limit + "the number " + given,
+  for (const auto& [steps, given] :
+       {std::pair<std::string, std::string>{"9007199254740993", "9007199254740993"},
+        {"1e20", "1e+20"}})
+    check({"sweep", "--input", "-"}, "--input: <stdin>:1: steps: " + limit + "the number " + given,
           std::string(R"({"sampling_rate": 0.01, "noise_multiplier": 1, "steps": )") + steps +
               R"(, "delta": 1e-5})" + "\n");
 }
