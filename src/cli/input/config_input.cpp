@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <istream>
 #include <nlohmann/json.hpp>
@@ -50,10 +51,44 @@ std::string allowed_keys() {
 /// the token it last read, which may be a whole line of 1 MiB.
 constexpr std::size_t kMaxParserWords = 160;
 
-/// Where byte `byte` (from 1, as nlohmann::json's parse_error counts) of
-/// `text` is: "column C" on a one-line text, else "line L, column C".
-std::string position_in(const std::string& text, std::size_t byte) {
-  const std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());  // from 0
+/// Where the token that ends at `at` (from 0) in `text` begins: a string
+/// literal at its opening quote, a number or a literal at its first
+/// character, punctuation where it is.
+std::size_t token_start(const std::string& text, std::size_t at) {
+  if (at >= text.size()) return at;
+  if (text[at] == '"') {
+    // The quote closes a string when an odd number of unescaped quotes is
+    // before it; the string opens at the last of them.
+    bool in_string = false;
+    std::size_t open = at;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (in_string && text[i] == '\\') {
+        ++i;
+      } else if (text[i] == '"') {
+        in_string = !in_string;
+        if (in_string) open = i;
+      }
+    }
+    return in_string ? open : at;
+  }
+  const auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-';
+  };
+  std::size_t start = at;
+  if (word(text[at]))
+    while (start > 0 && word(text[start - 1])) --start;
+  return start;
+}
+
+/// Where a syntax error is in `text`, as "column C" on a one-line text, else
+/// "line L, column C" (from 1, in bytes). nlohmann::json's parse_error counts
+/// `byte` (from 1) to the last byte it read: in a token it could not read
+/// (its message says what it "last read"), the byte at fault; after a token
+/// it did not expect ("unexpected string literal"), that token's last byte,
+/// so the column named is where the token begins.
+std::string position_in(const std::string& text, std::size_t byte, bool inside_token) {
+  std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());  // from 0
+  if (!inside_token) at = token_start(text, at);
   const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
   if (line_start == std::string::npos) return "column " + std::to_string(at + 1);
   const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
@@ -98,8 +133,10 @@ SortedJson parse_checked(const std::string& text, const std::string& where) {
           return true;
         });
   } catch (const SortedJson::parse_error& e) {
-    throw LineError{"not valid JSON at " + position_in(text, e.byte) + ": " +
-                    parser_words(e.what())};
+    const std::string what = e.what();
+    const bool inside_token = what.find("; last read: ") != std::string::npos;
+    throw LineError{"not valid JSON at " + position_in(text, e.byte, inside_token) + ": " +
+                    parser_words(what)};
   } catch (const SortedJson::exception& e) {  // a number past the range of a double
     throw LineError{"not valid JSON: " + parser_words(e.what())};
   }
