@@ -460,13 +460,17 @@ Verb declare_sweep(CLI::App& command) {
           "spec (an event as in a --spec file) instead of the DP-SGD keys, with it "
           "neighbouring (add-remove|replace-one|replace-special, as epsilon's); or phases "
           "(a run in phases: an array of phase objects as in a --schedule file, each "
-          "inheriting the line's run keys); not with the run flags"));
+          "inheriting the line's run keys); not with the run flags. '-' with --format jsonl "
+          "(and no --shard) answers each line as it is read, its rows flushed before the next "
+          "line is read; a file, and the other formats, are read whole first"));
   cmd->add_option("--shard", f->shard,
                   "K/N: compute only the K-th of N equal slices of the configurations (1 <= K <= "
                   "N); the N outputs in order concatenate to the whole sweep's (CSV: header from "
                   "shard 1)");
   cmd->add_flag("--keep-going", f->keep_going,
-                "with --input: report malformed lines and compute the others (exit status 2)");
+                "with --input: report malformed lines and compute the others (exit status 2); "
+                "with --input - --format jsonl a bad line is answered by {\"line\": N, "
+                "\"error\": ...} on stdout");
   cmd->add_flag("--all-messages", f->all_messages,
                 "name every row over budget (or with no sound upper bound) on stderr; by "
                 "default the first " +
