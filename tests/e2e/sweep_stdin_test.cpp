@@ -223,6 +223,18 @@ TEST_CASE("sweep --input - --format jsonl: a bad line ends the conversation, or 
   const auto good = c.answer();
   REQUIRE(good.has_value());
   CHECK(nlohmann::json::parse(*good).at("steps") == 20);
+  // A line that is not UTF-8: its answer is still JSON, the byte shown as
+  // stderr shows it.
+  const std::string not_utf8_line = "{\"name\": \"ab\xff\"}";
+  const std::size_t column = not_utf8_line.find('\xff') + 1;  // the byte at fault
+  REQUIRE(c.say(not_utf8_line));
+  const auto not_utf8 = c.answer();
+  REQUIRE(not_utf8.has_value());
+  const auto answer = nlohmann::json::parse(*not_utf8);
+  CHECK(answer.at("line") == 3);
+  CHECK(answer.at("error").get<std::string>().find(
+            "not valid JSON at column " + std::to_string(column) + ": ") != std::string::npos);
+  CHECK(answer.at("error").get<std::string>().find("\\xff") != std::string::npos);
   std::string rest, err;
   CHECK(c.finish(rest, err) == 2);
   CHECK(err.find("<stdin>:1: sampling_rate") != std::string::npos);

@@ -344,11 +344,13 @@ void add_row(report::RowStream& stream, SweepRow& row, std::size_t row_number, c
 
 /// A streamed sweep's answer to a bad line with --keep-going: one JSON line,
 /// {"line": N, "error": "--input: <stdin>:N: ..."}, so that a reader waiting
-/// for each line's answer gets one.
+/// for each line's answer gets one. The message as stderr shows it
+/// (report::escape_control): it may quote bytes of the line that are not
+/// UTF-8, which JSON cannot hold.
 report::Record bad_line_record(const InputError& e, const std::string& message) {
   report::Record r;
   r.add("line", report::integer(static_cast<std::int64_t>(e.line)));
-  r.add("error", report::text(message));
+  r.add("error", report::text(report::escape_control(message)));
   return r;
 }
 
