@@ -88,6 +88,17 @@ TEST_CASE("a value of the wrong type says what was given") {
   CHECK(r.err ==
         "dpbudget: error: --input: <stdin>:1: sampling_rate: must be a number in [0, 1], got a "
         "string \"0.01\"\n");
+  // A line with a name: the name after the line, as the gate shows it; in a
+  // streamed sweep's answer too.
+  const auto named = run_dpbudget({"sweep", "--input", "-", "--format", "jsonl", "--keep-going"},
+                                  R"({"name": "cifar", )" + line.substr(1) + "\n");
+  CHECK(named.status == 2);
+  const std::string message =
+      "--input: <stdin>:1 'cifar': sampling_rate: must be a number in [0, 1], got a string "
+      "\"0.01\"";
+  CHECK(named.err == "dpbudget: error: " + message + "\n");
+  CHECK(json_lines(named.out) ==
+        std::vector<nlohmann::json>{{{"line", 1}, {"name", "cifar"}, {"error", message}}});
   // A number out of range, a boolean, an array: each as given.
   for (const auto& [value, given] : std::vector<std::pair<std::string, std::string>>{
            {"1.5", "the number 1.5"}, {"true", "a boolean (true)"}, {"[0.01]", "an array"}}) {

@@ -175,8 +175,12 @@ std::vector<PhaseInput> parse_phases(const SortedJson& value) {
   return phases;
 }
 
-ConfigLine parse_line(const std::string& text, std::size_t line) {
-  const SortedJson obj = parse_checked(text, "on the line");
+/// A `name` as given: a string as it is, any other value as its JSON.
+std::string name_of(const SortedJson& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+ConfigLine parse_line(const SortedJson& obj, std::size_t line) {
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
   ConfigLine c;
   c.line = line;
@@ -188,7 +192,7 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     if (read_run_key(key, value, run)) {
       any_run_key = true;
     } else if (key == "name") {
-      c.name = value.is_string() ? value.get<std::string>() : value.dump();
+      c.name = name_of(value);
     } else if (key == "spec") {
       try {
         c.spec = event_from_json(nlohmann::ordered_json(value), "");
@@ -281,7 +285,7 @@ PhaseInput parse_phase(const SortedJson& obj) {
       throw LineError{key + ": null is not a value (give one, or leave the key out)"};
     if (read_run_key(key, value, phase.values)) continue;
     if (key == "name") {
-      phase.name = value.is_string() ? value.get<std::string>() : value.dump();
+      phase.name = name_of(value);
       continue;
     }
     const auto keys = phase_keys();
@@ -292,6 +296,20 @@ PhaseInput parse_phase(const SortedJson& obj) {
                     " (allowed in a phase: " + allowed + ")"};
   }
   return phase;
+}
+
+/// Line `number` as a configuration, or its error; an error names the
+/// line's `name` when the line is an object that has one.
+ConfigRead read_config(const std::string& text, std::size_t number) {
+  std::string name;
+  try {
+    const SortedJson obj = parse_checked(text, "on the line");
+    if (obj.is_object())
+      if (const auto it = obj.find("name"); it != obj.end() && !it->is_null()) name = name_of(*it);
+    return parse_line(obj, number);
+  } catch (const LineError& e) {
+    return InputError{number, e.message, name};
+  }
 }
 
 }  // namespace
@@ -321,13 +339,7 @@ void for_each_config(std::istream& in, const std::string& source_name, const Inp
     if (rows++ >= limits.max_rows)
       throw UsageError("--input: " + source_name + " has more than " +
                        std::to_string(limits.max_rows) + " configurations");
-    std::optional<ConfigRead> read;
-    try {
-      read.emplace(parse_line(text, number));
-    } catch (const LineError& e) {
-      read.emplace(InputError{number, e.message});
-    }
-    each(std::move(*read));
+    each(read_config(text, number));
   }
   if (in.bad()) throw UsageError("--input: cannot read " + source_name);
 }

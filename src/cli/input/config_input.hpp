@@ -73,6 +73,7 @@ struct ConfigLine {
 struct InputError {
   std::size_t line;
   std::string message;  ///< "key: what is wrong"
+  std::string name;     ///< the line's `name`, if it was read ("" if not)
 };
 
 struct ConfigInput {

@@ -190,7 +190,9 @@ SweepJobSource jobs_from_flags(const DpSgdFlags& run, Unknown unknown,
 }
 
 std::variant<SweepJob, InputError> job_of_line(ConfigLine c, const LineDefaults& d) {
-  const auto refuse = [&c](std::string why) { return InputError{c.line, std::move(why)}; };
+  const auto refuse = [&c](std::string why) {
+    return InputError{c.line, std::move(why), c.name.value_or("")};
+  };
   SweepJob job;
   job.name = c.name;
   job.line = c.line;
@@ -276,7 +278,7 @@ bool jobs_from_input(const InputJobs& how, Unknown unknown, const std::vector<do
   std::sort(errors.begin(), errors.end(),
             [](const InputError& a, const InputError& b) { return a.line < b.line; });
   for (const auto& e : errors) {
-    const UsageError bad = input_error("--input", {source, e.line, ""}, e.message);
+    const UsageError bad = input_error("--input", {source, e.line, "", e.name}, e.message);
     if (!how.keep_going) throw bad;
     err << "dpbudget: error: " << report::escape_control(bad.what()) << '\n';
   }

@@ -343,13 +343,15 @@ void add_row(report::RowStream& stream, SweepRow& row, std::size_t row_number, c
 }
 
 /// A streamed sweep's answer to a bad line with --keep-going: one JSON line,
-/// {"line": N, "error": "--input: <stdin>:N: ..."}, so that a reader waiting
-/// for each line's answer gets one. The message as stderr shows it
+/// {"line": N, "name": ..., "error": "--input: <stdin>:N: ..."} (`name` when
+/// the line has one), so that a reader waiting for each line's answer gets
+/// one. The message as stderr shows it
 /// (report::escape_control): it may quote bytes of the line that are not
 /// UTF-8, which JSON cannot hold.
 report::Record bad_line_record(const InputError& e, const std::string& message) {
   report::Record r;
   r.add("line", report::integer(static_cast<std::int64_t>(e.line)));
+  if (!e.name.empty()) r.add("name", report::text(e.name));
   r.add("error", report::text(report::escape_control(message)));
   return r;
 }
@@ -375,7 +377,8 @@ int run_streamed(const SweepFlags& f, const CheckedSweep& c, std::ostream& out, 
                     ? job_of_line(std::get<ConfigLine>(std::move(read)), c.line_defaults)
                     : std::variant<SweepJob, InputError>(std::get<InputError>(std::move(read)));
     if (const auto* e = std::get_if<InputError>(&made)) {
-      const UsageError refusal = input_error("--input", {file.name(), e->line, ""}, e->message);
+      const UsageError refusal =
+          input_error("--input", {file.name(), e->line, "", e->name}, e->message);
       if (!f.keep_going) throw refusal;
       bad = true;
       err << "dpbudget: error: " << report::escape_control(refusal.what()) << '\n';
@@ -472,7 +475,7 @@ Verb declare_sweep(CLI::App& command) {
   cmd->add_flag("--keep-going", f->keep_going,
                 "with --input: report malformed lines and compute the others (exit status 2); "
                 "with --input - --format jsonl a bad line is answered by {\"line\": N, "
-                "\"error\": ...} on stdout");
+                "\"name\": ..., \"error\": ...} on stdout (name if the line has one)");
   cmd->add_flag("--all-messages", f->all_messages,
                 "name every row over budget (or with no sound upper bound) on stderr; by "
                 "default the first " +
