@@ -156,7 +156,7 @@ struct CheckedSweep {
   /// --input lines were bad (reported on stderr, skipped with --keep-going).
   bool bad_input = false;
   /// `--input - --format jsonl` without --shard: each line is answered as it
-  /// is read (run_streamed), with these defaults.
+  /// is read (run_streamed), with these defaults (the source named there).
   bool streamed = false;
   LineDefaults line_defaults;
 };
@@ -190,7 +190,7 @@ CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
                          "\" on each line instead)");
     c.streamed = f.input == "-" && c.format == report::Format::jsonl && !c.shard.given;
     if (c.streamed) {
-      c.line_defaults = {c.unknown, deltas, epsilons, !f.max_epsilon.empty(), "<stdin>"};
+      c.line_defaults = {c.unknown, deltas, epsilons, !f.max_epsilon.empty(), ""};
       return c;
     }
     auto jobs = std::make_shared<std::vector<SweepJob>>();
@@ -365,6 +365,8 @@ report::Record bad_line_record(const InputError& e, const std::string& message) 
 /// gate's summary and exit status as for any sweep.
 int run_streamed(const SweepFlags& f, const CheckedSweep& c, std::ostream& out, std::ostream& err) {
   InputFile file("--input", f.input, "a JSON Lines file");
+  LineDefaults defaults = c.line_defaults;
+  defaults.source = file.name();
   report::Record inputs;
   add_inputs(inputs, c.s.choice);
   report::RowStream stream(report::Format::jsonl, report::TextStyle{}, std::move(inputs), "sweep",
@@ -374,7 +376,7 @@ int run_streamed(const SweepFlags& f, const CheckedSweep& c, std::ostream& out, 
   for_each_config(file.stream(), file.name(), kStreamedInputLimits, [&](ConfigRead read) {
     any = true;
     auto made = std::holds_alternative<ConfigLine>(read)
-                    ? job_of_line(std::get<ConfigLine>(std::move(read)), c.line_defaults)
+                    ? job_of_line(std::get<ConfigLine>(std::move(read)), defaults)
                     : std::variant<SweepJob, InputError>(std::get<InputError>(std::move(read)));
     if (const auto* e = std::get_if<InputError>(&made)) {
       const UsageError refusal =
