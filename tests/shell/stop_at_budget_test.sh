@@ -4,7 +4,8 @@
 # binary: it must stop after the last whole epoch that `dpbudget steps` (the
 # solver, another computation than the streamed sweep the example asks)
 # allows, and the epsilon it printed for that epoch, and for the next, must
-# be `dpbudget epsilon`'s. The settings below are the example's constants.
+# be `dpbudget epsilon`'s; docs/guide.md shows its last line. The settings
+# below are the example's constants.
 # usage: stop_at_budget_test.sh DPBUDGET SOURCE_DIR
 # Exit 77 (CTest: skipped) when python3 is not installed; CI installs it.
 set -euo pipefail
@@ -45,4 +46,7 @@ next=$(field "$("$bin" epsilon --steps $(((epochs + 1) * 100)) "${run[@]}")" eps
 [ "$(field "$last" next_epsilon)" = "$next" ] || fail "epsilon after one epoch more: example $(field "$last" next_epsilon), dpbudget epsilon $next"
 python3 -c 'import sys; sys.exit(not (float(sys.argv[1]) <= 8 < float(sys.argv[2])))' "$at" "$next" ||
   fail "not the last epoch within 8: $at, then $next"
+# The guide shows the example's last line as this binary prints it.
+grep -qxF "# its last line: $last" "$src/docs/guide.md" ||
+  fail "docs/guide.md does not show the example's last line: # its last line: $last"
 echo "ok: stopped after $epochs epochs (epsilon $at; one more would be $next)"
