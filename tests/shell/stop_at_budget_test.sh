@@ -49,4 +49,7 @@ python3 -c 'import sys; sys.exit(not (float(sys.argv[1]) <= 8 < float(sys.argv[2
 # The guide shows the example's last line as this binary prints it.
 grep -qxF "# its last line: $last" "$src/docs/guide.md" ||
   fail "docs/guide.md does not show the example's last line: # its last line: $last"
+allows=$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$max_steps")
+grep -qF "allows $allows steps" "$src/docs/guide.md" ||
+  fail "docs/guide.md does not say dpbudget steps allows $allows steps"
 echo "ok: stopped after $epochs epochs (epsilon $at; one more would be $next)"
