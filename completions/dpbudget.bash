@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error ledger-init ledger-add ledger-status ledger-history ledger-export ledger-verify ledger-void' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp zcdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error ledger-init ledger-add ledger-status ledger-history ledger-export ledger-verify ledger-void' -- "$cur"))
         return
       fi
       ;;
@@ -35,6 +35,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -49,7 +55,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --max-epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --max-epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     delta)
       case $prev in
@@ -66,6 +72,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
@@ -79,7 +91,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     sigma)
       case $prev in
@@ -96,6 +108,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-tpr) COMPREPLY=(); return ;;
@@ -117,7 +135,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --phase --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --phase --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     steps)
       case $prev in
@@ -134,6 +152,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-tpr) COMPREPLY=(); return ;;
@@ -154,7 +178,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --schedule --spec --print-spec --neighbouring --split --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     sampling-rate)
       case $prev in
@@ -171,6 +195,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --max-tpr) COMPREPLY=(); return ;;
@@ -187,7 +217,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --epsilon --delta --max-tpr --at-fpr --max-advantage --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     plan)
       case $prev in
@@ -226,6 +256,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --solve) COMPREPLY=($(compgen -W 'sigma steps sampling-rate' -- "$cur")); return ;;
@@ -243,7 +279,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json jsonl csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --epsilon --solve --max-epsilon --input --shard --keep-going --all-messages --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --epsilon --solve --max-epsilon --input --shard --keep-going --all-messages --accountant --orders --conversion --composition --pld-interval --pld-tolerance --tolerance --max-sigma --format --precision --wide'
       ;;
     compose)
       case $prev in
@@ -276,13 +312,13 @@ _dpbudget() {
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --sigma|--noise-multiplier) COMPREPLY=(); return ;;
-        --noise-sd) COMPREPLY=(); return ;;
+        --noise-sd|--noise-std) COMPREPLY=(); return ;;
         --sensitivity) COMPREPLY=(); return ;;
         --method) COMPREPLY=($(compgen -W 'analytic classic all' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --epsilon --delta --sigma --noise-multiplier --noise-sd --sensitivity --method --format --precision'
+      flags='-h --help --epsilon --delta --sigma --noise-multiplier --noise-sd --noise-std --sensitivity --method --format --precision'
       ;;
     laplace)
       case $prev in
@@ -314,10 +350,33 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --format --precision'
+      flags='-h --help --mu --delta --epsilon --group -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
+      ;;
+    zcdp)
+      case $prev in
+        --rho) COMPREPLY=(); return ;;
+        --sigma|--noise-multiplier) COMPREPLY=(); return ;;
+        --noise-sd|--noise-std) COMPREPLY=(); return ;;
+        --sensitivity) COMPREPLY=(); return ;;
+        --pure-epsilon) COMPREPLY=(); return ;;
+        -T|--steps) COMPREPLY=(); return ;;
+        -q|--sampling-rate) COMPREPLY=(); return ;;
+        --delta) COMPREPLY=(); return ;;
+        --epsilon) COMPREPLY=(); return ;;
+        --method) COMPREPLY=($(compgen -W 'cks simple all' -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --rho --sigma --noise-multiplier --noise-sd --noise-std --sensitivity --pure-epsilon -T --steps -q --sampling-rate --delta --epsilon --method --format --precision'
       ;;
     tradeoff)
       case $prev in
@@ -346,6 +405,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
@@ -356,7 +421,7 @@ _dpbudget() {
         --points) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --accountant --orders --conversion --composition --pld-interval --pld-tolerance --points --log-x --log-y --linear-y -o --output'
       ;;
     events)
       case $prev in
@@ -391,6 +456,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --neighbouring) COMPREPLY=($(compgen -W 'add-remove replace-one replace-special' -- "$cur")); return ;;
         --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -403,7 +474,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
+      flags='-h --help --tp --fn --fp --tn --scores --threshold --canaries --guesses --correct --confidence --delta -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision'
       ;;
     risk)
       case $prev in
@@ -420,6 +491,12 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --fpr) COMPREPLY=(); return ;;
         --prior) COMPREPLY=(); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -435,7 +512,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --fpr --prior -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --fpr --prior -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --format --precision --wide'
       ;;
     report)
       case $prev in
@@ -452,10 +529,15 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
         --fpr) COMPREPLY=(); return ;;
         --prior) COMPREPLY=(); return ;;
-        --clipping-norm) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'markdown html' -- "$cur")); return ;;
         -o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -470,7 +552,7 @@ _dpbudget() {
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --delta --fpr --prior --clipping-norm --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --ledger --key-file'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --fpr --prior --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --ledger --key-file'
       ;;
     mf-sensitivity)
       case $prev in
@@ -609,12 +691,18 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --spec) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --schedule) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --spec --schedule --format --precision'
+      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --schedule --format --precision'
       ;;
     ledger-status)
       case $prev in
@@ -640,10 +728,16 @@ _dpbudget() {
         --participations) COMPREPLY=(); return ;;
         --records-per-user) COMPREPLY=(); return ;;
         --clipping-count-noise) COMPREPLY=(); return ;;
+        --noise-std|--noise-sd) COMPREPLY=(); return ;;
+        --clipping-norm) COMPREPLY=(); return ;;
+        --noise-on) COMPREPLY=($(compgen -W 'sum mean' -- "$cur")); return ;;
+        --clients) COMPREPLY=(); return ;;
+        --clients-per-round) COMPREPLY=(); return ;;
+        --rounds) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --format --precision'
+      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
       ;;
     ledger-history)
       case $prev in

@@ -268,6 +268,7 @@ Answer answer(const Question& q) {
     for (auto& w : estimate_warnings) out.warnings.push_back(std::move(w));
   }
   mark_recommended(out.rows, q.solve_delta);
+  if (q.run) out.notes = run_notes(*q.run, q.solve_delta ? std::vector<double>{} : q.targets);
   return out;
 }
 

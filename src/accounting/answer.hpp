@@ -76,6 +76,8 @@ struct Answer {
   std::vector<std::string> skipped;
   /// Remarks about the answer as a whole (e.g. a companion not computed).
   std::vector<std::string> warnings;
+  /// Remarks about the question (run_notes: δ against 1/N, a fixed-size federated round).
+  std::vector<std::string> notes;
   /// The run's rows come from two accountants or more (a choice was made).
   bool several_accountants = false;
 };

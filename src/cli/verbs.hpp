@@ -72,6 +72,7 @@ extern const VerbDescriptor kAmplifyVerb;
 extern const VerbDescriptor kGaussianVerb;
 extern const VerbDescriptor kLaplaceVerb;
 extern const VerbDescriptor kGdpVerb;
+extern const VerbDescriptor kZcdpVerb;
 extern const VerbDescriptor kTradeoffVerb;
 extern const VerbDescriptor kPlotVerb;
 extern const VerbDescriptor kEventsVerb;
@@ -91,15 +92,15 @@ extern const VerbDescriptor kLedgerVerifyVerb;
 extern const VerbDescriptor kLedgerVoidVerb;
 
 /// Every verb, in the order `dpbudget --help` lists them.
-inline constexpr std::array<const VerbDescriptor*, 29> kVerbs{{
-    &kEpsilonVerb,      &kDeltaVerb,         &kSigmaVerb,         &kStepsVerb,
-    &kSamplingRateVerb, &kPlanVerb,          &kSweepVerb,         &kComposeVerb,
-    &kAmplifyVerb,      &kGaussianVerb,      &kLaplaceVerb,       &kGdpVerb,
-    &kTradeoffVerb,     &kPlotVerb,          &kEventsVerb,        &kAuditVerb,
-    &kRiskVerb,         &kReportVerb,        &kMfSensitivityVerb, &kMfEpsilonVerb,
-    &kMfSigmaVerb,      &kMfErrorVerb,       &kLedgerInitVerb,    &kLedgerAddVerb,
-    &kLedgerStatusVerb, &kLedgerHistoryVerb, &kLedgerExportVerb,  &kLedgerVerifyVerb,
-    &kLedgerVoidVerb,
+inline constexpr std::array<const VerbDescriptor*, 30> kVerbs{{
+    &kEpsilonVerb,      &kDeltaVerb,        &kSigmaVerb,         &kStepsVerb,
+    &kSamplingRateVerb, &kPlanVerb,         &kSweepVerb,         &kComposeVerb,
+    &kAmplifyVerb,      &kGaussianVerb,     &kLaplaceVerb,       &kGdpVerb,
+    &kZcdpVerb,         &kTradeoffVerb,     &kPlotVerb,          &kEventsVerb,
+    &kAuditVerb,        &kRiskVerb,         &kReportVerb,        &kMfSensitivityVerb,
+    &kMfEpsilonVerb,    &kMfSigmaVerb,      &kMfErrorVerb,       &kLedgerInitVerb,
+    &kLedgerAddVerb,    &kLedgerStatusVerb, &kLedgerHistoryVerb, &kLedgerExportVerb,
+    &kLedgerVerifyVerb, &kLedgerVoidVerb,
 }};
 
 }  // namespace dpb::cli

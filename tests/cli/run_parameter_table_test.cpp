@@ -204,14 +204,15 @@ TEST_CASE("run parameters: a stand-in beside what it replaces is refused, as fla
     ++stand_ins;
     const auto& other = run_parameter(*p.instead_of);
     CAPTURE(p.flag);
-    check_refused(
-        run({"epsilon", "-q", "0.01", "--steps", "10", "--delta", "1e-5", std::string(p.flag),
-             sample_text(p), std::string(other.flag), sample_text(other)}),
-        {std::string(p.flag), std::string(other.flag)});
-    check_refused(
-        run({"sweep", "-q", "0.01", "--steps", "10", "--delta", "1e-5", std::string(p.flag),
-             sample_text(p), std::string(other.flag), sample_text(other)}),
-        {std::string(p.flag), std::string(other.flag)});
+    for (const char* verb : {"epsilon", "sweep"}) {
+      // The pair, beside a run that is complete without them (--steps only
+      // when it is not one of the pair).
+      std::vector<std::string> args{verb, "-q", "0.01", "--delta", "1e-5"};
+      if (other.id != RunParam::steps) args.insert(args.end(), {"--steps", "10"});
+      args.insert(args.end(), {std::string(p.flag), sample_text(p), std::string(other.flag),
+                               sample_text(other)});
+      check_refused(run(args), {std::string(p.flag), std::string(other.flag)});
+    }
     nlohmann::json line = nlohmann::json::parse(kRunLine);
     line[std::string(p.key)] = sample_json(p);
     line[std::string(other.key)] = sample_json(other);
@@ -221,7 +222,9 @@ TEST_CASE("run parameters: a stand-in beside what it replaces is refused, as fla
     CHECK(r.errors[0].message.find(std::string(p.key)) != std::string::npos);
     CHECK(r.errors[0].message.find(std::string(other.key)) != std::string::npos);
   }
-  CHECK(stand_ins == 1);  // --group-noise-multipliers in place of --noise-multiplier
+  // --group-noise-multipliers and --noise-std in place of --noise-multiplier; --clients,
+  // --clients-per-round and --rounds in place of --dataset-size, --batch-size and --steps.
+  CHECK(stand_ins == 5);
 }
 
 TEST_CASE("run parameters: a JSON value of the wrong kind names the key and what is allowed") {

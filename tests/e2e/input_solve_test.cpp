@@ -42,8 +42,8 @@ TEST_CASE("sweep --input: a line without noise_multiplier is refused with its li
   const auto r = run_dpbudget({"sweep", "--input", configs.path, "--format", "jsonl"});
   check_refused(r, {});
   CHECK(r.err == "dpbudget: error: --input: " + configs.path +
-                     ":2: noise_multiplier: missing (give it, or \"solve\": "
-                     "\"noise_multiplier\")\n");
+                     ":2: noise_multiplier: missing (give it, or noise_std with clipping_norm, "
+                     "or \"solve\": \"noise_multiplier\")\n");
   // Also under a budget gate: refused, not passed.
   const auto gated = run_dpbudget(
       {"sweep", "--input", "-", "--max-epsilon", "100", "--format", "jsonl"}, kNoSigma + "\n");
@@ -60,8 +60,8 @@ TEST_CASE("sweep --input: a line without noise_multiplier is refused with its li
   CHECK(rows[1].size() == 2);
   CHECK(rows[1]["line"] == 2);
   CHECK(rows[1]["error"] ==
-        "--input: <stdin>:2: noise_multiplier: missing (give it, or "
-        "\"solve\": \"noise_multiplier\")");
+        "--input: <stdin>:2: noise_multiplier: missing (give it, or noise_std with "
+        "clipping_norm, or \"solve\": \"noise_multiplier\")");
   CHECK(lenient.err.find("<stdin>:2: noise_multiplier: missing") != std::string::npos);
 }
 

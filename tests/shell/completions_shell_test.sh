@@ -64,7 +64,7 @@ run_cases() {  # run_cases DPBUDGET: collects every case (expect)
   expect 'dpbudget --vers' '--version'
   expect 'dpbudget epsilon --acco' '--accountant'
   expect 'dpbudget epsilon -q 0.01 --conv' '--conversion'
-  expect 'dpbudget gaussian --noise-' '--noise-multiplier --noise-sd'
+  expect 'dpbudget gaussian --noise-' '--noise-multiplier --noise-sd --noise-std'
   expect 'dpbudget plot --lin' '--linear-y'
   expect 'dpbudget eve' 'events'
   expect 'dpbudget epsilon --neigh' '--neighbouring'

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "accounting/dpsgd/run_forms.hpp"
 #include "accounting/events/mixture_dominance.hpp"
 
 namespace dpb {
@@ -55,6 +56,18 @@ std::string_view to_string(RunParam param) {
       return "records_per_user";
     case F::clipping_count_noise:
       return "clipping_count_noise";
+    case F::noise_std:
+      return "noise_std";
+    case F::clipping_norm:
+      return "clipping_norm";
+    case F::noise_on:
+      return "noise_on";
+    case F::clients:
+      return "clients";
+    case F::clients_per_round:
+      return "clients_per_round";
+    case F::rounds:
+      return "rounds";
   }
   return "?";
 }
@@ -199,6 +212,45 @@ EventPtr shuffle_lower_bound_event(const DpSgdRun& run) {
   const double sigma =
       run.clipping_count_noise ? run.gradient_noise_multiplier : run.noise_multiplier;
   return make_self_composed(whole, make_event(RandomAllocationEvent{t, 1, make_gaussian(sigma)}));
+}
+
+namespace {
+
+/// A number as the notes say it: 6 significant digits.
+std::string note_number(double x) {
+  std::ostringstream out;
+  out << std::setprecision(6) << x;
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<std::string> run_notes(const DpSgdRun& run, const std::vector<double>& deltas) {
+  std::vector<std::string> notes;
+  const std::string units = run.federated ? "clients" : "records";
+  if (run.dataset_size) {
+    const double n = static_cast<double>(*run.dataset_size);
+    for (double d : deltas) {
+      // Ponomareva et al. 2023, §5.3: δ ≪ 1/N (docs/claims.md#delta-against-n).
+      if (d * n >= 1)
+        notes.push_back("delta " + note_number(d) + " is not below 1/N = " + note_number(1 / n) +
+                        " (N = " + std::to_string(*run.dataset_size) + " " + units +
+                        "): a mechanism that publishes one of them at random in the clear meets "
+                        "it; use delta well below 1/N");
+      else if (d * n > kDeltaTimesNWarning)
+        notes.push_back("delta " + note_number(d) + " x N = " + note_number(d * n) +
+                        " (N = " + std::to_string(*run.dataset_size) + " " + units +
+                        "): the chance that some one's guarantee fails is not negligible; use "
+                        "delta well below 1/N");
+    }
+  }
+  if (run.federated && run.sampling == Sampling::without_replacement)
+    notes.push_back(
+        "a fixed number of clients per round is analysed under replace-one (one client's data "
+        "swapped for another's moves the noisy sum twice as far as adding or removing a client), "
+        "so its epsilon is larger than, and not comparable with, --sampling poisson's add/remove "
+        "figure (docs/sampling.md#federated-learning)");
+  return notes;
 }
 
 double sampling_rate_of(std::optional<double> q, std::optional<std::int64_t> n,
@@ -355,9 +407,17 @@ void check_sampling_scheme(const RunValues& v, RunUnknown unknown, const DpSgdRu
 
 /// σ, unless it is solved for, and the count noise of adaptive clipping
 /// folded into it.
-void derive_noise(const RunValues& v, RunUnknown unknown, DpSgdRun& run) {
+void derive_noise(const RunValues& v, RunUnknown unknown, std::optional<std::int64_t> batch,
+                  DpSgdRun& run) {
   using U = RunUnknown;
-  if (unknown == U::noise_multiplier) {
+  const std::optional<double> of_std = multiplier_of_std(v, unknown, batch, run);
+  if (of_std) {
+    if (!(*of_std > 0) || !std::isfinite(*of_std))
+      throw RunParameterError(F::noise_std, {F::noise_std,
+                                             ": gives a noise multiplier that is "
+                                             "not a finite number > 0"});
+    run.noise_multiplier = *of_std;
+  } else if (unknown == U::noise_multiplier) {
     if (!v.group_noise_multipliers.empty())
       throw RunParameterError(F::group_noise_multipliers,
                               {F::group_noise_multipliers,
@@ -368,7 +428,8 @@ void derive_noise(const RunValues& v, RunUnknown unknown, DpSgdRun& run) {
           {F::noise_multiplier, ": not allowed here: it is what is solved for"});
   } else {
     if (!v.noise_multiplier)
-      throw RunParameterError(F::noise_multiplier, {F::noise_multiplier, " is required"});
+      throw RunParameterError(F::noise_multiplier, {F::noise_multiplier, " is required (or ",
+                                                    F::noise_std, " with ", F::clipping_norm, ")"});
     run.noise_multiplier = *v.noise_multiplier;
   }
   if (v.clipping_count_noise) {
@@ -429,9 +490,7 @@ void derive_length(const RunValues& v, RunUnknown unknown, std::optional<std::in
   }
 }
 
-}  // namespace
-
-DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
+DpSgdRun derive_dp_sgd_run(const RunValues& v, RunUnknown unknown) {
   using U = RunUnknown;
   DpSgdRun run;
   run.dataset_size = v.dataset_size;
@@ -446,7 +505,7 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
   const std::optional<std::int64_t> batch = logical_batch(v, unknown);
   run.batch_size = batch;
   run.accumulation_steps = v.accumulation_steps.value_or(1);
-  derive_noise(v, unknown, run);
+  derive_noise(v, unknown, batch, run);
 
   // Sampling: q, or B out of N.
   if (unknown == U::sampling_rate) {
@@ -472,6 +531,21 @@ DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
                                 std::to_string(epoch_steps(run)) + " = N/B), got " +
                                 std::to_string(run.participations)});
   return run;
+}
+
+}  // namespace
+
+DpSgdRun derive_run(const RunValues& v, RunUnknown unknown) {
+  const RunValues values = as_dp_sgd(v);
+  const bool federated = is_federated(v);
+  try {
+    DpSgdRun run = derive_dp_sgd_run(values, unknown);
+    run.federated = federated;
+    return run;
+  } catch (const RunParameterError& e) {
+    if (!federated) throw;
+    throw federated_error(e);
+  }
 }
 
 }  // namespace dpb

@@ -34,6 +34,12 @@ enum class Sampling {
 /// has T = ⌈E·N/B⌉ steps (a fractional last epoch, docs/sampling.md#last-batch).
 enum class LastBatch { drop, keep };
 
+/// Where the noise a configuration gives as a standard deviation is added
+/// (docs/sampling.md#noise-as-a-standard-deviation): to the sum of the clipped
+/// gradients (σ = std / C), or to their mean over the expected batch B, as
+/// Opacus and Keras report it (σ = std · B / C).
+enum class NoiseOn { sum, mean };
+
 /// A complete run: q, σ and T, plus N, B, epochs when they were given.
 /// With gradient accumulation (docs/sampling.md#gradient-accumulation) B is the logical batch, the
 /// physical micro-batch × accumulation_steps: it is what is sampled, and T
@@ -55,6 +61,13 @@ struct DpSgdRun {
   /// multiplier the run is accounted at and gradient_noise_multiplier the gradient's own.
   std::optional<double> clipping_count_noise;
   double gradient_noise_multiplier = 0;  ///< the gradient's z_g, when clipping_count_noise is set
+  /// The noise as given, when given as a standard deviation (σ then derived from it), and the
+  /// clipping norm (also given alone when σ is solved for: the std it needs is then stated).
+  std::optional<double> noise_std, clipping_norm;
+  NoiseOn noise_on = NoiseOn::sum;
+  /// Federated learning (docs/sampling.md#federated-learning): the unit of privacy is one client,
+  /// N the clients, B the clients per round and T the rounds.
+  bool federated = false;
 };
 
 /// The neighbouring relation a run is analysed under (docs/sampling.md#relations): add_remove
@@ -69,6 +82,19 @@ std::int64_t epoch_steps(const DpSgdRun& run);
 /// whole (it may hold a record's step), which is the safe side for an upper
 /// bound.
 std::int64_t epochs_started(const DpSgdRun& run);
+
+/// δ·N above this (and below 1) is said beside a run's figures: a guarantee
+/// that fails with probability δ for each of N records fails for some record
+/// with probability up to δ·N (Ponomareva et al. 2023, "How to DP-fy ML",
+/// §5.3, ask for δ ≪ 1/N).
+inline constexpr double kDeltaTimesNWarning = 0.1;
+
+/// What a reader must know about the question a run's figures answer, one
+/// line each (docs/claims.md#delta-against-n): δ not below 1/N (a mechanism
+/// that publishes a random record meets it) or δ·N above kDeltaTimesNWarning,
+/// for each of `deltas` when the run knows N; and a federated run with a
+/// fixed number of clients per round, which is analysed under replace-one.
+std::vector<std::string> run_notes(const DpSgdRun& run, const std::vector<double>& deltas);
 
 /// The same run analysed as if batches were Poisson-sampled at q = B/N (k·B/N
 /// for k balls-in-bins participations): the figure most papers print, an
@@ -111,10 +137,15 @@ enum class RunParam {
   group_noise_multipliers,
   participations,
   records_per_user,
-  clipping_count_noise,  ///< the last: kRunParamCount counts up to it
+  clipping_count_noise,
+  noise_std,          ///< the noise's standard deviation, with clipping_norm: σ = std / C
+  clipping_norm,      ///< C, the L2 clipping norm
+  noise_on,           ///< whether noise_std is added to the sum or to the mean of the batch
+  clients,            ///< federated: clients in the population (dataset_size)
+  clients_per_round,  ///< federated: clients sampled per round (batch_size)
+  rounds,             ///< federated: rounds (steps); the last: kRunParamCount counts up to it
 };
-inline constexpr std::size_t kRunParamCount =
-    static_cast<std::size_t>(RunParam::clipping_count_noise) + 1;
+inline constexpr std::size_t kRunParamCount = static_cast<std::size_t>(RunParam::rounds) + 1;
 /// The parameter's name as the JSON keys and results spell it.
 std::string_view to_string(RunParam param);
 /// The scheme as results name it: poisson, without_replacement, shuffle, balls_in_bins.
@@ -133,6 +164,9 @@ struct RunValues {
   std::vector<double> group_noise_multipliers;  ///< when σ is z* of these
   std::optional<std::int64_t> participations, records_per_user;
   std::optional<double> clipping_count_noise;  ///< σ_b of adaptive clipping's count
+  std::optional<double> noise_std, clipping_norm;
+  std::optional<NoiseOn> noise_on;
+  std::optional<std::int64_t> clients, clients_per_round, rounds;  ///< federated N, B, T
 };
 
 /// Steps are counted in doubles on the way: at most 2^53.

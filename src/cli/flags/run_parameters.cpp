@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "accounting/dpsgd/run_forms.hpp"
 #include "accounting/mechanisms/gaussian_mechanism.hpp"
 #include "cli/errors.hpp"
 #include "cli/flags/parse.hpp"
@@ -41,6 +42,18 @@ std::vector<std::string> DpSgdFlags::*list_member(RunParam p) {
       return &DpSgdFlags::records_per_user;
     case RunParam::clipping_count_noise:
       return &DpSgdFlags::clipping_count_noise;
+    case RunParam::noise_std:
+      return &DpSgdFlags::noise_std;
+    case RunParam::clipping_norm:
+      return &DpSgdFlags::clipping_norm;
+    case RunParam::noise_on:
+      return &DpSgdFlags::noise_on;
+    case RunParam::clients:
+      return &DpSgdFlags::clients;
+    case RunParam::clients_per_round:
+      return &DpSgdFlags::clients_per_round;
+    case RunParam::rounds:
+      return &DpSgdFlags::rounds;
     case RunParam::sampling:
       return nullptr;
   }
@@ -62,6 +75,9 @@ bool with_choices(RunParam p, F&& f) {
     case RunParam::last_batch:
       f(kLastBatchChoices);
       return true;
+    case RunParam::noise_on:
+      f(kNoiseOnChoices);
+      return true;
     case RunParam::sampling_rate:
     case RunParam::noise_multiplier:
     case RunParam::steps:
@@ -73,6 +89,11 @@ bool with_choices(RunParam p, F&& f) {
     case RunParam::participations:
     case RunParam::records_per_user:
     case RunParam::clipping_count_noise:
+    case RunParam::noise_std:
+    case RunParam::clipping_norm:
+    case RunParam::clients:
+    case RunParam::clients_per_round:
+    case RunParam::rounds:
       break;
   }
   return false;
@@ -229,6 +250,24 @@ void set_value(DpSgdValues& v, RunParam p, const ParamValue& x) {
       return;
     case RunParam::clipping_count_noise:
       v.clipping_count_noise = std::get<double>(x);
+      return;
+    case RunParam::noise_std:
+      v.noise_std = std::get<double>(x);
+      return;
+    case RunParam::clipping_norm:
+      v.clipping_norm = std::get<double>(x);
+      return;
+    case RunParam::noise_on:
+      v.noise_on = std::get<NoiseOn>(x);
+      return;
+    case RunParam::clients:
+      v.clients = std::get<std::int64_t>(x);
+      return;
+    case RunParam::clients_per_round:
+      v.clients_per_round = std::get<std::int64_t>(x);
+      return;
+    case RunParam::rounds:
+      v.rounds = std::get<std::int64_t>(x);
       return;
   }
 }
@@ -452,11 +491,21 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
     // clipping's count, noise_multiplier is the gradient's, as the flag gave it.
     const double gradient =
         run.clipping_count_noise ? run.gradient_noise_multiplier : run.noise_multiplier;
+    // σ derived from grouped multipliers or from a noise std is shown rounded down as it is used.
+    const bool derived = !run.group_noise_multipliers.empty() || run.noise_std;
     in.add(key(RunParam::noise_multiplier),
-           report::number(gradient, run.group_noise_multipliers.empty() ? report::Rounding::nearest
-                                                                        : report::Rounding::down));
+           report::number(gradient, derived ? report::Rounding::down : report::Rounding::nearest));
     if (!run.group_noise_multipliers.empty())
       in.add(key(RunParam::group_noise_multipliers), report::numbers(run.group_noise_multipliers));
+    if (run.noise_std)
+      in.add(key(RunParam::noise_std), report::number(*run.noise_std));
+    else if (run.clipping_norm)
+      in.add(key(RunParam::noise_std), report::number(noise_std_of(run), report::Rounding::up));
+  }
+  if (run.clipping_norm) {
+    in.add(key(RunParam::clipping_norm), report::number(*run.clipping_norm));
+    in.add(key(RunParam::noise_on),
+           report::text(std::string(choice_name(kNoiseOnChoices, run.noise_on))));
   }
   if (run.clipping_count_noise) {
     in.add(key(RunParam::clipping_count_noise), report::number(*run.clipping_count_noise));
@@ -464,12 +513,17 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
       in.add("combined_noise_multiplier",
              report::number(run.noise_multiplier, report::Rounding::down));
   }
+  // A federated run's N, B and T are its clients, clients per round and rounds.
+  const bool fl = run.federated;
   if (unknown != Unknown::steps && !(unknown == Unknown::sampling_rate && epochs_given))
-    in.add(key(RunParam::steps), report::integer(run.steps));
-  if (run.dataset_size) in.add(key(RunParam::dataset_size), report::integer(*run.dataset_size));
+    in.add(key(fl ? RunParam::rounds : RunParam::steps), report::integer(run.steps));
+  if (run.dataset_size)
+    in.add(key(fl ? RunParam::clients : RunParam::dataset_size),
+           report::integer(*run.dataset_size));
   // run.batch_size is the logical batch; the flag gave the physical one.
   if (run.batch_size && unknown != Unknown::sampling_rate)
-    in.add(key(RunParam::batch_size), report::integer(*run.batch_size / run.accumulation_steps));
+    in.add(key(fl ? RunParam::clients_per_round : RunParam::batch_size),
+           report::integer(*run.batch_size / run.accumulation_steps));
   if (run.accumulation_steps > 1) {
     in.add(key(RunParam::accumulation_steps), report::integer(run.accumulation_steps));
     if (run.batch_size && unknown != Unknown::sampling_rate)
@@ -487,6 +541,7 @@ void add_inputs(report::Record& in, const DpSgdRun& run, Unknown unknown) {
   }
   if (run.sampling == Sampling::balls_in_bins)
     in.add(key(RunParam::participations), report::integer(run.participations));
+  if (fl) in.add("unit", report::text("one client"));
   if (run.records_per_user > 1) {
     in.add(key(RunParam::records_per_user), report::integer(run.records_per_user));
     in.add("unit", report::text("user-level, " + std::to_string(run.records_per_user) +

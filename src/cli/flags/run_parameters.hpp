@@ -49,6 +49,12 @@ inline constexpr std::array<Choice<LastBatch>, 2> kLastBatchChoices{{
     {"drop", LastBatch::drop},
     {"keep", LastBatch::keep},
 }};
+/// Where noise given as a standard deviation is added: Opacus and Keras state the std of the
+/// noise on the mean gradient, the DP-SGD papers the std on the sum.
+inline constexpr std::array<Choice<NoiseOn>, 2> kNoiseOnChoices{{
+    {"sum", NoiseOn::sum},
+    {"mean", NoiseOn::mean},
+}};
 
 struct RunParameter {
   RunParam id;
@@ -121,6 +127,34 @@ inline constexpr std::array<RunParameter, kRunParamCount> kRunParameters{{
      "sigma_b / 2); the run is accounted at 1/sqrt(1/sigma^2 + 1/(2 sigma_b)^2), and sigma solves "
      "give the gradient's (1/sigma^2 - 1/(2 sigma_b)^2)^(-1/2)",
      "", 0, std::nullopt},
+    {RunParam::noise_std, "--noise-std,--noise-sd", "--noise-std", "noise_std", ParamKind::positive_real,
+     "the noise as a standard deviation, with --clipping-norm C, in place of --noise-multiplier: "
+     "sigma = std / C (std * B / C with --noise-on mean)",
+     "", 2, RunParam::noise_multiplier},
+    {RunParam::clipping_norm, "--clipping-norm", "--clipping-norm", "clipping_norm",
+     ParamKind::positive_real,
+     "C: the L2 clipping norm: with --noise-std, sigma = std / C; with a noise multiplier, the "
+     "noise std it means is stated (solving for sigma, the std it needs)",
+     "", 0, std::nullopt},
+    {RunParam::noise_on, "--noise-on", "--noise-on", "noise_on", ParamKind::choice,
+     "where the --noise-std noise is added: sum (default; of the clipped gradients) | mean (of "
+     "the expected batch B, as Opacus and Keras state it: sigma = std * B / C; needs "
+     "--dataset-size and --batch-size)",
+     "", 0, std::nullopt},
+    {RunParam::clients, "--clients", "--clients", "clients", ParamKind::count,
+     "federated learning: clients in the population, in place of --dataset-size; the unit of "
+     "privacy is one client (all its data)",
+     "", 0, RunParam::dataset_size},
+    {RunParam::clients_per_round, "--clients-per-round", "--clients-per-round", "clients_per_round",
+     ParamKind::count,
+     "federated learning: clients sampled per round, in place of --batch-size (q = clients per "
+     "round / clients; --sampling poisson: each client independently, without-replacement: "
+     "exactly this many)",
+     "", 1, RunParam::batch_size},
+    {RunParam::rounds, "--rounds", "--rounds", "rounds", ParamKind::count,
+     "federated learning: rounds (one noisy aggregate each), in place of --steps; a client's "
+     "local steps are not rounds",
+     "", 3, RunParam::steps},
 }};
 
 /// kRunParameters lists every RunParam once, in the enum's order (so that
@@ -147,7 +181,8 @@ std::string name_of(RunParam p, Naming naming);
 struct DpSgdFlags {
   std::vector<std::string> sampling_rate, noise_multiplier, steps, dataset_size, batch_size,
       accumulation_steps, epochs, last_batch, group_noise_multipliers, participations,
-      records_per_user, clipping_count_noise;
+      records_per_user, clipping_count_noise, noise_std, clipping_norm, noise_on, clients,
+      clients_per_round, rounds;
   std::string sampling = "poisson";
   bool sampling_given = false;  ///< --sampling was on the command line
 };
@@ -164,7 +199,8 @@ void refuse_run_flags(const DpSgdFlags& flags, const std::string& other, const s
 using DpSgdValues = RunValues;
 
 /// One parsed value of a parameter.
-using ParamValue = std::variant<double, std::int64_t, Sampling, LastBatch, std::vector<double>>;
+using ParamValue =
+    std::variant<double, std::int64_t, Sampling, LastBatch, NoiseOn, std::vector<double>>;
 /// Sets `p` (group multipliers also set σ = z*).
 void set_value(DpSgdValues& values, RunParam p, const ParamValue& value);
 /// The value of `p` under its JSON key (UsageError "key: must be ..., got

@@ -172,8 +172,33 @@ void collect_remarks(const Guarantee& g, report::Report& rep, std::ostream& err)
     if (add_once("warning: " + *w)) err << "dpbudget: warning: " << *w << '\n';
 }
 
+namespace {
+
+/// An ε past which a figure guarantees nothing anyone could use: e^100 ≈
+/// 2.7e43 bounds the ratio of an attacker's likelihoods. The warning about
+/// the order set then says so instead of suggesting wider orders.
+constexpr double kMeaninglessEpsilon = 100;
+/// The best order at the edge of the order set, at most this: a smaller order
+/// can lower the figure only to about T times one step's KL divergence (order
+/// 1), by a factor of about the order itself (docs/rdp.md#orders), so an
+/// ε past kMeaninglessEpsilon stays past meaning.
+constexpr double kNearOrderOne = 1.5;
+
+}  // namespace
+
 std::optional<std::string> order_edge_warning(const Guarantee& g) {
   if (!g.order_at_edge || !g.order) return std::nullopt;
+  if (g.epsilon > kMeaninglessEpsilon && *g.order <= kNearOrderOne)
+    // Another order moves such a figure by a modest factor, never into
+    // meaning: say what it means instead.
+    return "epsilon " + report::format_number(g.epsilon, 3, report::Rounding::up) +
+           " is no meaningful guarantee (it lets an attacker's likelihood ratio reach e^epsilon; "
+           "past " +
+           report::format_number(kMeaninglessEpsilon, 3, report::Rounding::nearest) +
+           " that exceeds 1e43): the run is far too long for its noise (check --steps, "
+           "--epochs and the noise), and another Renyi order than " +
+           report::format_number(*g.order, 6, report::Rounding::nearest) +
+           " (--orders) would not change that";
   return "best Renyi order " + report::format_number(*g.order, 6, report::Rounding::nearest) +
          " is at the edge of the order set; widen --orders";
 }
@@ -187,6 +212,10 @@ void add_answer_rows(report::Report& rep, const Question& question, const Answer
   for (const auto& w : answer.warnings) {
     rep.footnotes.push_back("warning: " + w);
     err << "dpbudget: warning: " << w << '\n';
+  }
+  for (const auto& note : answer.notes) {
+    rep.footnotes.push_back("note: " + note);
+    err << "dpbudget: note: " << note << '\n';
   }
   for (std::size_t i = 0; i < answer.rows.size(); ++i) {
     rep.results.push_back(answer_record(question, answer, i));

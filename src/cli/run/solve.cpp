@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "accounting/dpsgd/calibration.hpp"
+#include "accounting/dpsgd/run_forms.hpp"
 #include "accounting/dpsgd/schedule.hpp"
 #include "accounting/errors.hpp"
 #include "cli/errors.hpp"
@@ -54,6 +55,7 @@ namespace {
 /// sampling_rate, batch_size and steps).
 void add_solved_quantity(report::Record& r, const DpSgdRun& run, Unknown unknown) {
   using report::Rounding;
+  const char* length_key = run.federated ? "rounds" : "steps";
   switch (unknown) {
     case Unknown::noise_multiplier:
       if (run.clipping_count_noise) {
@@ -64,22 +66,25 @@ void add_solved_quantity(report::Record& r, const DpSgdRun& run, Unknown unknown
       } else {
         r.add("noise_multiplier", report::number(run.noise_multiplier, Rounding::up));
       }
+      if (run.clipping_norm) r.add("noise_std", report::number(noise_std_of(run), Rounding::up));
       break;
     case Unknown::steps:
       if (run.steps >= kUnboundedCount)
-        r.add("steps", report::number(std::numeric_limits<double>::infinity()));
+        r.add(length_key, report::number(std::numeric_limits<double>::infinity()));
       else
-        r.add("steps", report::integer(run.steps));
-      if (run.epochs) r.add("epochs", report::number(*run.epochs, Rounding::down));
+        r.add(length_key, report::integer(run.steps));
+      if (run.epochs && !run.federated)
+        r.add("epochs", report::number(*run.epochs, Rounding::down));
       break;
     case Unknown::sampling_rate:
       r.add("sampling_rate", report::number(run.sampling_rate, Rounding::down));
       if (run.batch_size) {
         // The micro-batch, as --batch-size takes it, and the logical batch sampled.
-        r.add("batch_size", report::integer(*run.batch_size / run.accumulation_steps));
+        r.add(run.federated ? "clients_per_round" : "batch_size",
+              report::integer(*run.batch_size / run.accumulation_steps));
         if (run.accumulation_steps > 1)
           r.add("logical_batch_size", report::integer(*run.batch_size));
-        r.add("steps", report::integer(run.steps));
+        r.add(length_key, report::integer(run.steps));
       }
       break;
     case Unknown::none:
@@ -298,6 +303,10 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
   if (only_checking()) return kOk;
   report::Report rep;
   rep.command = name;
+  for (const auto& note : run_notes(run, deltas)) {
+    rep.footnotes.push_back("note: " + note);
+    err << "dpbudget: note: " << note << '\n';
+  }
   add_inputs(rep.inputs, run, unknown);
   add_inputs(rep.inputs, choice);
   for (const auto& accountant : choice.names)

@@ -62,16 +62,17 @@ std::optional<std::string> solve_refusal(const ConfigLine& c, Unknown unknown, b
     return "solve: not with --max-epsilon (a solved row meets its own target epsilon; give "
            "the parameter to gate the line)";
   const DpSgdValues& v = c.values;
-  if (solving != Unknown::sampling_rate && !v.sampling_rate && !v.batch_size)
+  if (solving != Unknown::sampling_rate && !v.sampling_rate && !v.batch_size &&
+      !v.clients_per_round)
     return v.sampling == Sampling::poisson
                ? "sampling_rate: missing (give it, or dataset_size and batch_size, or " +
                      solve_key_text(Unknown::sampling_rate) + ")"
                : "batch_size: missing (give it and dataset_size, or " +
                      solve_key_text(Unknown::sampling_rate) + ")";
-  if (solving != Unknown::noise_multiplier && !v.noise_multiplier)
-    return "noise_multiplier: missing (give it, or " + solve_key_text(Unknown::noise_multiplier) +
-           ")";
-  if (solving != Unknown::steps && !v.steps && !v.epochs)
+  if (solving != Unknown::noise_multiplier && !v.noise_multiplier && !v.noise_std)
+    return "noise_multiplier: missing (give it, or noise_std with clipping_norm, or " +
+           solve_key_text(Unknown::noise_multiplier) + ")";
+  if (solving != Unknown::steps && !v.steps && !v.epochs && !v.rounds)
     return "steps: missing (give it or epochs, or " + solve_key_text(Unknown::steps) + ")";
   return std::nullopt;
 }
@@ -126,6 +127,7 @@ std::vector<SweepRow> compute(const SweepJob& job, const SweepSettings& s) {
         // accountants, warnings, and the gate's verdict.
         for (const auto& why : a.skipped) row.warnings.push_back("skipped " + why);
         row.warnings.insert(row.warnings.end(), a.warnings.begin(), a.warnings.end());
+        row.advice = a.notes;
         row.partial = !a.skipped.empty() || !a.warnings.empty();
         if (check) {
           row.gate = budget_lines(a, *check, *budget, "budget", s.choice.names);

@@ -53,6 +53,8 @@ struct SweepJobSource {
 struct SweepRow {
   report::Record record;
   std::vector<std::string> notes;  ///< footnotes (text output)
+  /// Notes on the question (run_notes: δ against 1/N, ...): a footnote and one stderr line each.
+  std::vector<std::string> advice;
   /// Accountants of `--accountant all` that could not handle this row's run
   /// ("skipped <reason>"), and other warnings about it: a footnote and one
   /// stderr warning each, never silent.

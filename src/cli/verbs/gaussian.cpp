@@ -221,7 +221,7 @@ Verb declare_gaussian(CLI::App& command) {
   cmd->add_option("--sigma,--noise-multiplier", f->sigma,
                   "the noise given, as sd / sensitivity (finite numbers > 0): report epsilon at "
                   "--delta or delta at --epsilon");
-  cmd->add_option("--noise-sd", f->noise_sd,
+  cmd->add_option("--noise-sd,--noise-std", f->noise_sd,
                   "the noise given, as its standard deviation (finite numbers > 0; with "
                   "--sensitivity)");
   cmd->add_option("--sensitivity", f->sensitivity,

@@ -47,7 +47,6 @@ struct ReportFlags {
   AccountantFlags accountant;
   SpecFlags spec;
   std::vector<std::string> deltas, fpr, prior;
-  std::string clipping_norm;
   std::string format = "markdown";
   std::string output;      ///< -o; empty or "-": stdout
   LedgerFileFlags ledger;  ///< --ledger: the dataset's spending in all
@@ -56,12 +55,6 @@ struct ReportFlags {
 using report::Rounding;
 // The statement's numbers (up, down, plain) and its tables of the run.
 using namespace statement;
-
-/// δ·N above this (and below 1) gets a warning beside the headline: a
-/// guarantee that fails with probability δ for each of N records fails for
-/// some record with probability up to δ·N (Ponomareva et al. 2023, §5.3, ask
-/// for δ ≪ 1/N).
-constexpr double kDeltaTimesNWarning = 0.1;
 
 /// An ε with its interval: "[lower, upper]" where both ends bound the run,
 /// "upper (accuracy a)" where the lower end only bounds a dominating pair.
@@ -269,7 +262,6 @@ void ask_attack_bounds(Statement& st, const std::vector<double>& fprs, std::ostr
 /// What the statement is about, as read from the flags.
 struct StatementRun {
   const RunEvent& run;
-  std::optional<double> clipping;
   std::vector<double> deltas, fprs, priors;
   /// The relation the figures hold under.
   Neighbouring relation;
@@ -316,7 +308,9 @@ void headline(report::Document& doc, const Statement& st, const StatementRun& in
     if (r.recommended && r.guarantee.delta == in.deltas.front()) best = &r;
   const std::string what =
       run ? "This model was trained with DP-SGD and satisfies" : "This release satisfies";
-  const std::string unit = run && run->records_per_user > 1
+  const std::string unit = !run             ? "one record"
+                           : run->federated ? "one client"
+                           : run->records_per_user > 1
                                ? "a user with " + std::to_string(run->records_per_user) + " records"
                                : "one record";
   if (best)
@@ -345,7 +339,7 @@ void parameters_section(report::Document& doc, const Statement& st, const Statem
   for (const auto& nm : st.used) names += (names.empty() ? "" : ", ") + nm;
   const std::string relation(to_string(in.relation));
   if (in.run.run) {
-    doc.blocks.push_back(parameter_table(*in.run.run, in.clipping, names));
+    doc.blocks.push_back(parameter_table(*in.run.run, names));
   } else if (in.run.schedule) {
     paragraph(doc, "The run is a schedule of " + std::to_string(in.run.schedule->phases.size()) +
                        " phases (--schedule), their steps composed, analysed under the " +
@@ -404,7 +398,7 @@ void privacy_loss_section(report::Document& doc, const Statement& st, const Stat
       "either way. lower bound: the run's true epsilon is at least this. estimate: the figure "
       "if batches were Poisson-sampled, not a bound for this loader.");
   if (run && (run->sampling == Sampling::poisson || run->sampling == Sampling::without_replacement))
-    doc.blocks.push_back(steps_figure(*run, st.question.accountants, in.deltas.front()));
+    doc.blocks.push_back(steps_figure(*run, st.question.accountants, in.deltas.front(), st.answer));
 }
 
 /// "Membership-inference risk": each accountant's TPR bound at each asked
@@ -473,16 +467,10 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
   const DocFormat format = parse_choice("--format", f.format, kDocFormatChoices);
   const RunEvent& run = loaded->run;
   if (f.deltas.empty()) throw UsageError("--delta is required");
-  StatementRun in{run,
-                  std::nullopt,
-                  parse_list("--delta", f.deltas, kOpenUnit),
+  StatementRun in{run, parse_list("--delta", f.deltas, kOpenUnit),
                   f.fpr.empty() ? kDefaultFprs : parse_list("--fpr", f.fpr, kOpenUnit),
                   f.prior.empty() ? kDefaultPriors : parse_list("--prior", f.prior, kOpenUnit),
                   Neighbouring::add_remove};
-  if (!f.clipping_norm.empty()) {
-    if (!run.run) throw UsageError("--clipping-norm: goes with the run parameters, not --spec");
-    in.clipping = parse_real("--clipping-norm", f.clipping_norm, kPositive);
-  }
   if (!f.ledger.key_file.empty() && f.ledger.ledger.empty())
     throw UsageError("--key-file: only with --ledger (the key of the dataset's ledger)");
   if (only_checking()) return kOk;
@@ -526,9 +514,6 @@ Verb declare_report(CLI::App& command) {
   cmd->add_option("--prior", f->prior,
                   "share(s) of members among the attacked records, in (0, 1) (default "
                   "0.5,0.01)");
-  cmd->add_option("--clipping-norm", f->clipping_norm,
-                  "the L2 clipping norm C used in training, > 0: stated with the noise's "
-                  "standard deviation sigma*C");
   add_choice_option(*cmd, "--format", f->format, kDocFormatChoices,
                     "markdown (default) or html (one self-contained page)");
   record_file(cmd->add_option("-o,--output", f->output, "write to this file (default stdout)"));

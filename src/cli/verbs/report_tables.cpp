@@ -84,15 +84,21 @@ std::string sampling_words(const DpSgdRun& run) {
 
 }  // namespace
 
-report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& clipping,
-                              const std::string& accountants) {
+std::string unit_words(const DpSgdRun& run) {
+  if (run.federated) return "one client (all of its data)";
+  if (run.records_per_user == 1) return "one record";
+  return "one user with " + std::to_string(run.records_per_user) + " records (user-level)";
+}
+
+report::Table parameter_table(const DpSgdRun& run, const std::string& accountants) {
   report::Table t{{"parameter", "value"}, {}, {false, false}};
   auto row = [&](std::string name, std::string value) {
     t.rows.push_back({std::move(name), std::move(value)});
   };
   row("sampling", sampling_words(run));
   row("sampling rate q", plain(run.sampling_rate));
-  if (run.dataset_size) row("dataset size N", std::to_string(*run.dataset_size));
+  const bool fl = run.federated;
+  if (run.dataset_size) row(fl ? "clients N" : "dataset size N", std::to_string(*run.dataset_size));
   if (run.batch_size && run.accumulation_steps > 1) {
     // The logical batch is what is sampled (docs/sampling.md#gradient-accumulation).
     row("batch size B (logical: micro-batch x accumulation steps)",
@@ -100,19 +106,23 @@ report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& 
     row("micro-batch", std::to_string(*run.batch_size / run.accumulation_steps));
     row("gradient accumulation steps", std::to_string(run.accumulation_steps));
   } else if (run.batch_size) {
-    row("batch size B", std::to_string(*run.batch_size));
+    row(fl ? "clients per round B" : "batch size B", std::to_string(*run.batch_size));
   }
   row("noise multiplier sigma (noise std / clipping norm)", plain(run.noise_multiplier));
-  if (clipping) {
-    row("clipping norm C", plain(*clipping));
-    row("noise standard deviation sigma C", plain(run.noise_multiplier * *clipping));
+  if (run.clipping_norm) {
+    row("clipping norm C", plain(*run.clipping_norm));
+    const bool mean = run.noise_on == NoiseOn::mean && run.batch_size;
+    const double std_dev =
+        run.noise_std ? *run.noise_std
+        : mean ? run.noise_multiplier * *run.clipping_norm / static_cast<double>(*run.batch_size)
+               : run.noise_multiplier * *run.clipping_norm;
+    row(mean ? "noise standard deviation on the mean gradient, sigma C / B"
+             : "noise standard deviation sigma C",
+        plain(std_dev));
   }
-  row("steps T", std::to_string(run.steps));
+  row(fl ? "rounds T" : "steps T", std::to_string(run.steps));
   if (run.epochs) row("epochs", plain(*run.epochs));
-  row("unit of privacy",
-      run.records_per_user == 1
-          ? "one record"
-          : "one user with " + std::to_string(run.records_per_user) + " records (user-level)");
+  row("unit of privacy", unit_words(run));
   row("neighbouring relation", relation_words(run_relation(run)));
   row("accountants", accountants);
   return t;
@@ -149,7 +159,8 @@ report::Table ledger_table(const DpEvent& event) {
   return t;
 }
 
-report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta) {
+report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta,
+                            const Answer& answer) {
   std::vector<std::int64_t> steps;
   for (int i = 0; i < kStepCurvePoints; ++i) {
     const double x =
@@ -184,6 +195,15 @@ report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice
       cells.push_back(up(g.epsilon));
       approximate = approximate || g.bound == BoundKind::approximate;
     }
+    // The run's own length: the answer's row, as the headline and the table print it (another
+    // grid could give another sound upper end).
+    for (const auto& row : answer.rows)
+      if (row.role == RowRole::run && row.guarantee.accountant == name &&
+          row.guarantee.delta == delta) {
+        s.y.back() = row.guarantee.epsilon;
+        cells.back() = up(row.guarantee.epsilon);
+        approximate = approximate || row.guarantee.bound == BoundKind::approximate;
+      }
     for (std::int64_t t : steps) s.x.push_back(static_cast<double>(t));
     s.label = name + (approximate ? " (approximation)" : " (upper bound)");
     s.dashed = approximate;

@@ -23,8 +23,10 @@ inline std::string plain(double v) {
 }
 
 /// The run's parameters, one row each, ending with the accountants (`accountants`, as listed).
-report::Table parameter_table(const DpSgdRun& run, const std::optional<double>& clipping,
-                              const std::string& accountants);
+/// The unit of privacy in words: one record, one user with k records, one client.
+std::string unit_words(const DpSgdRun& run);
+
+report::Table parameter_table(const DpSgdRun& run, const std::string& accountants);
 /// A schedule's phases, one row each: its scheme, q (with N and B), σ, steps and epochs.
 report::Table phase_table(const Schedule& schedule);
 /// The events of a spec file, one row each (the items of a top-level
@@ -32,6 +34,11 @@ report::Table phase_table(const Schedule& schedule);
 report::Table ledger_table(const DpEvent& event);
 /// ε of the run at delta after each of a few step counts up to its own
 /// (ε-versus-steps), one series per accountant of `choice` that handles it.
-report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta);
+/// ε at `delta` after each of a few run lengths up to the run's own, per
+/// accountant; at the run's own length each accountant's point is its row of
+/// `answer` (the headline's and the table's value, by construction: one
+/// printed value per quantity).
+report::Figure steps_figure(const DpSgdRun& base, const AccountantChoice& choice, double delta,
+                            const Answer& answer);
 
 }  // namespace dpb::cli::statement

@@ -260,11 +260,15 @@ class SweepTally {
       for (const auto& note : row.notes)
         if (std::find(footnotes.begin(), footnotes.end(), "note: " + note) == footnotes.end())
           footnotes.push_back("note: " + note);
-    for (const auto& why : row.warnings)
-      if (std::find(footnotes.begin(), footnotes.end(), "warning: " + why) == footnotes.end()) {
-        footnotes.push_back("warning: " + why);
-        err_ << "dpbudget: warning: " << report::escape_control(why) << '\n';
-      }
+    for (const auto& why : row.warnings) say_once("warning: ", why);
+    for (const auto& note : row.advice) say_once("note: ", note);
+  }
+
+  /// `text` (a warning or a note on the question) as a footnote and on stderr, once.
+  void say_once(const std::string& kind, const std::string& text) {
+    if (std::find(footnotes.begin(), footnotes.end(), kind + text) != footnotes.end()) return;
+    footnotes.push_back(kind + text);
+    err_ << "dpbudget: " << kind << report::escape_control(text) << '\n';
   }
 
   /// One summary line per way rows failed, counting every row (the per-row
