@@ -9,9 +9,13 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <sstream>
 #include <streambuf>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "cli/errors.hpp"
 
@@ -146,4 +150,90 @@ TEST_CASE("read_configs: a line nested too deeply is a line error, not a crash")
   CHECK(r.errors[0].line == 1);
   CHECK(r.errors[0].message.find("nested deeper") != std::string::npos);
   CHECK(r.configs.size() == 1);
+}
+
+namespace {
+
+/// A stream served one byte at a time, counting the bytes taken: what a pipe
+/// holds when its writer waits for an answer before writing more.
+class OneByteAtATime : public std::streambuf {
+ public:
+  explicit OneByteAtATime(std::string text) : text_(std::move(text)) {}
+  std::size_t taken = 0;
+
+ protected:
+  int_type underflow() override {
+    if (taken == text_.size()) return traits_type::eof();
+    setg(&text_[taken], &text_[taken], &text_[taken] + 1);
+    return traits_type::to_int_type(text_[taken]);
+  }
+  int_type uflow() override {
+    const int_type c = underflow();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) ++taken;
+    setg(nullptr, nullptr, nullptr);
+    return c;
+  }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
+
+TEST_CASE("for_each_config: each line is handed over before a byte of the next is read") {
+  const std::string bad = R"({"sampling_rate": "0.01"})";
+  const std::string text = kLine + "\n\n" + bad + "\n" + kLine + "\n";
+  OneByteAtATime buf(text);
+  std::istream in(&buf);
+  std::vector<std::size_t> lines, taken;
+  for_each_config(in, "<stdin>", kStreamedInputLimits, [&](ConfigRead read) {
+    lines.push_back(std::holds_alternative<ConfigLine>(read) ? std::get<ConfigLine>(read).line
+                                                             : std::get<InputError>(read).line);
+    taken.push_back(buf.taken);
+  });
+  CHECK(lines == std::vector<std::size_t>{1, 3, 4});
+  // Each line's newline is the last byte taken before it is handed over.
+  CHECK(taken ==
+        std::vector<std::size_t>{kLine.size() + 1, kLine.size() + 2 + bad.size() + 1, text.size()});
+}
+
+TEST_CASE("kStreamedInputLimits: one line is held, so only a line is bounded") {
+  CHECK(kStreamedInputLimits.max_line_bytes == kMaxLineBytes);
+  CHECK(kStreamedInputLimits.max_bytes == std::numeric_limits<std::size_t>::max());
+  CHECK(kStreamedInputLimits.max_rows == std::numeric_limits<std::size_t>::max());
+}
+
+TEST_CASE("read_configs: a JSON syntax error names its column, a wrong type what was given") {
+  // The comma missing before "noise_multiplier": the parser stops at its quote.
+  const std::string no_comma = R"({"sampling_rate": 0.01 "noise_multiplier": 1.1})";
+  const std::size_t column = no_comma.find("\"noise") + 1;
+  std::istringstream in(no_comma + "\n" + R"({"sampling_rate": "0.01"})" + "\n" +
+                        R"({"steps": [100]})" + "\n" + R"({"delta": 1})" + "\n" +
+                        R"({"noise_multiplier": ")" + std::string(100, 'x') + "\"}\n");
+  const auto r = read_configs(in, "in.jsonl");
+  REQUIRE(r.errors.size() == 5);
+  CHECK(r.errors[0].message.rfind("not valid JSON at column " + std::to_string(column) + ": ", 0) ==
+        0);
+  CHECK(r.errors[1].message == "sampling_rate: must be a number in [0, 1], got a string \"0.01\"");
+  CHECK(r.errors[2].message == "steps: must be an integer >= 1, got an array");
+  CHECK(r.errors[3].message == "delta: must be a number in (0, 1), got the number 1");
+  // A long string is quoted up to kMaxQuotedBytes.
+  CHECK(r.errors[4].message == "noise_multiplier: must be a finite number > 0, got a string \"" +
+                                   std::string(kMaxQuotedBytes, 'x') + "\"...");
+}
+
+TEST_CASE("read_schedule: a syntax error in a JSON array names its line and column") {
+  const std::string text = "[\n  {\"steps\": 100},\n  {\"steps\": 100,}\n]\n";
+  std::istringstream in(text);
+  std::string message;
+  try {
+    read_schedule(in, "phases.json");
+  } catch (const UsageError& e) {
+    message = e.what();
+  }
+  // Line 3, at the '}' after the trailing comma.
+  const std::size_t column = std::string("  {\"steps\": 100,}").find('}') + 1;
+  CHECK(message.rfind("--schedule: phases.json: not valid JSON at line 3, column " +
+                          std::to_string(column) + ": ",
+                      0) == 0);
 }

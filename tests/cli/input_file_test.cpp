@@ -57,6 +57,7 @@ TEST_CASE("InputLocation: FILE:LINE, FILE, a JSON path, and both") {
   CHECK(InputLocation{"in.jsonl", 0, ""}.str() == "in.jsonl");
   CHECK(InputLocation{"", 0, "/composed/1/sigma"}.str() == "/composed/1/sigma");
   CHECK(InputLocation{"<stdin>", 2, "/gaussian/sigma"}.str() == "<stdin>:2: /gaussian/sigma");
+  CHECK(InputLocation{"in.jsonl", 4, "", "cifar"}.str() == "in.jsonl:4 'cifar'");
   CHECK(std::string(dpb::cli::input_error("--scores", {"s.csv", 4, ""}, "label: bad").what()) ==
         "--scores: s.csv:4: label: bad");
   CHECK(std::string(dpb::cli::input_error("--spec", {"", 0, ""}, "empty").what()) ==

@@ -81,8 +81,8 @@ TEST_CASE("gate: the recommended row decides, not every row") {
       run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp,pld", "--format", "jsonl"},
                    std::regex_replace(line, std::regex("5\\.5"), "5.1") + "\n");
   CHECK(over.status == 1);
-  CHECK(over.err.find("budget exceeded: row 2, line 1 (pld, delta 1e-05): epsilon 5.19268 > budget "
-                      "5.1") != std::string::npos);
+  CHECK(over.err.find("budget exceeded: <stdin>:1, row 2 (pld, delta 1e-05): epsilon 5.19268 > "
+                      "budget 5.1") != std::string::npos);
   // --accountant all with --max-epsilon 6: composition's 3387 does not fail the run.
   const Run all = run_dpbudget(with(
       with({"epsilon"}, kDpSgd), {"--delta", "1e-5", "--accountant", "all", "--max-epsilon", "6"}));

@@ -6,6 +6,7 @@
 // refused.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "run.hpp"
@@ -22,9 +23,18 @@ TEST_CASE("sweep --input: a line of 1 MiB is read, one byte more is refused") {
   CHECK(fits.status == 0);
   CHECK(fits.err.empty());
   CHECK(fits.out.find("\"epsilon\"") != std::string::npos);
+  // Standard input with --format jsonl is answered line by line: line 1's row
+  // is out before line 2 is refused. Any other format reads the whole input
+  // first and writes nothing.
   const auto over =
       run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"}, config + "\n " + line + "\n");
   CHECK(over.status == 2);
-  CHECK(over.out.empty());
+  CHECK(std::count(over.out.begin(), over.out.end(), '\n') == 1);
+  CHECK(over.out.find("\"epsilon\"") != std::string::npos);
   CHECK(over.err == "dpbudget: error: --input: <stdin>:2: line longer than 1 MiB\n");
+  const auto whole =
+      run_dpbudget({"sweep", "--input", "-", "--format", "csv"}, config + "\n " + line + "\n");
+  CHECK(whole.status == 2);
+  CHECK(whole.out.empty());
+  CHECK(whole.err == over.err);
 }

@@ -19,6 +19,7 @@ using dpb::test::json_lines;
 using dpb::test::json_of;
 using dpb::test::run_dpbudget;
 using dpb::test::str;
+using dpb::test::TempFile;
 using Json = nlohmann::json;
 
 namespace {
@@ -36,14 +37,13 @@ const std::string kGood =
 }  // namespace
 
 TEST_CASE("sweep --input: a line without noise_multiplier is refused with its line and key") {
-  const auto r =
-      run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"}, kGood + "\n" + kNoSigma + "\n");
+  // A file is read whole before any row is written: nothing on stdout.
+  const TempFile configs("no_sigma.jsonl", kGood + "\n" + kNoSigma + "\n");
+  const auto r = run_dpbudget({"sweep", "--input", configs.path, "--format", "jsonl"});
   check_refused(r, {});
-  CHECK(
-      r.err ==
-      "dpbudget: error: --input: <stdin>:2: noise_multiplier: missing (give it, or noise_std with "
-      "clipping_norm, or \"solve\": "
-      "\"noise_multiplier\")\n");
+  CHECK(r.err == "dpbudget: error: --input: " + configs.path +
+                     ":2: noise_multiplier: missing (give it, or noise_std with clipping_norm, "
+                     "or \"solve\": \"noise_multiplier\")\n");
   // Also under a budget gate: refused, not passed.
   const auto gated = run_dpbudget(
       {"sweep", "--input", "-", "--max-epsilon", "100", "--format", "jsonl"}, kNoSigma + "\n");
@@ -51,8 +51,17 @@ TEST_CASE("sweep --input: a line without noise_multiplier is refused with its li
   // --keep-going: the good line is computed, the bad one named, exit 2.
   const auto lenient = run_dpbudget({"sweep", "--input", "-", "--keep-going", "--format", "jsonl"},
                                     kGood + "\n" + kNoSigma + "\n");
+  // Standard input is answered line by line (docs/guide.md, "Asking as
+  // training goes"): the bad line's answer is a line naming it and the error.
   CHECK(lenient.status == 2);
-  CHECK(json_lines(lenient.out).size() == 1);
+  const auto rows = json_lines(lenient.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].contains("epsilon"));
+  CHECK(rows[1].size() == 2);
+  CHECK(rows[1]["line"] == 2);
+  CHECK(rows[1]["error"] ==
+        "--input: <stdin>:2: noise_multiplier: missing (give it, or noise_std with "
+        "clipping_norm, or \"solve\": \"noise_multiplier\")");
   CHECK(lenient.err.find("<stdin>:2: noise_multiplier: missing") != std::string::npos);
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run.hpp"
@@ -203,9 +204,10 @@ TEST_CASE("a sweep with over-budget and unsolvable lines exits 3 and summarises 
   const auto r =
       run_dpbudget({"sweep", "--input", "-", "--accountant", "rdp", "--format", "jsonl"}, input);
   CHECK(r.status == 3);  // docs/errors.md#exit-status: 2 > 4 > 3 > 1
-  CHECK(r.err.find("dpbudget: budget exceeded: row 1, 'a' ") != std::string::npos);
-  CHECK(r.err.find("dpbudget: 1 of 3 rows over budget; first at row 1\n") != std::string::npos);
-  CHECK(r.err.find("dpbudget: 1 of 3 rows with no solution; first at row 2\n") !=
+  CHECK(r.err.find("dpbudget: budget exceeded: <stdin>:1 'a', row 1 ") != std::string::npos);
+  CHECK(r.err.find("dpbudget: 1 of 3 rows over budget; first at row 1 (<stdin>:1 'a')\n") !=
+        std::string::npos);
+  CHECK(r.err.find("dpbudget: 1 of 3 rows with no solution; first at row 2 (<stdin>:2 'b')\n") !=
         std::string::npos);
   CHECK(r.err.find("messages shown") == std::string::npos);
 }
@@ -323,9 +325,12 @@ TEST_CASE("a count past 2^53 names the limit, never a silent rounding") {
   check({"epsilon", "-q", "0.01", "--sigma", "1", "--steps", "0.5", "--delta", "1e-5"},
         "--steps: must be an integer >= 1, got '0.5'");
   // A JSON Lines integer is read exactly: 2^53 + 1 is past the limit.
-  for (const char* steps : {"9007199254740993", "1e20"})
-    check({"sweep", "--input", "-"},
-          std::string("--input: <stdin>:1: steps: must be at most 2^53 = 9007199254740992"),
+  // The message says what was given: the literal, or the double 1e20 as
+  // JSON writes it.
+  for (const auto& [steps, given] :
+       {std::pair<std::string, std::string>{"9007199254740993", "9007199254740993"},
+        {"1e20", "1e+20"}})
+    check({"sweep", "--input", "-"}, "--input: <stdin>:1: steps: " + limit + "the number " + given,
           std::string(R"({"sampling_rate": 0.01, "noise_multiplier": 1, "steps": )") + steps +
               R"(, "delta": 1e-5})" + "\n");
 }
@@ -546,7 +551,7 @@ TEST_CASE("control characters in echoed input are escaped in text output and mes
                          ? shown
                          : "a\\\\x1b\\[31mb\\\\u009bc caf\xc3\xa9") != std::string::npos);
     CHECK(r.err.find('\033') == std::string::npos);
-    CHECK(r.err.find("budget exceeded: row 1, '" + shown + "' ") != std::string::npos);
+    CHECK(r.err.find("budget exceeded: <stdin>:1 '" + shown + "', row 1 ") != std::string::npos);
   }
   // JSON keeps the name exact, escaped as JSON.
   const auto json =

@@ -229,19 +229,29 @@ TEST_CASE("sweep --input: malformed lines name the line and key, --keep-going") 
       "\"colour\": 1}\n"
       "{\"sampling_rate\": 0.01, \"noise_multiplier\": 1, \"delta\": 1e-5}\n"
       "[1, 2]\n";
-  const auto strict = run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"}, configs);
+  // A file is read whole first: the first bad line ends the sweep, nothing on
+  // stdout.
+  const dpb::test::TempFile file("malformed.jsonl", configs);
+  const auto strict = run_dpbudget({"sweep", "--input", file.path, "--format", "jsonl"});
   CHECK(strict.status == 2);
   CHECK(strict.out.empty());
-  CHECK(strict.err ==
-        "dpbudget: error: --input: <stdin>:2: sampling_rate: must be a number in "
-        "[0, 1]\n");
+  CHECK(strict.err == "dpbudget: error: --input: " + file.path +
+                          ":2: sampling_rate: must be a number in [0, 1], got the number 1.5\n");
+  // Standard input with --format jsonl is answered line by line: line 1's row
+  // is written before line 2 ends the sweep.
+  const auto streamed = run_dpbudget({"sweep", "--input", "-", "--format", "jsonl"}, configs);
+  CHECK(streamed.status == 2);
+  CHECK(json_lines(streamed.out).size() == 1);
+  CHECK(streamed.err ==
+        "dpbudget: error: --input: <stdin>:2: sampling_rate: must be a number in [0, 1], got the "
+        "number 1.5\n");
   const auto lenient =
-      run_dpbudget({"sweep", "--input", "-", "--keep-going", "--format", "jsonl"}, configs);
+      run_dpbudget({"sweep", "--input", file.path, "--keep-going", "--format", "jsonl"});
   CHECK(lenient.status == 2);
   CHECK(json_lines(lenient.out).size() == 1);
-  for (const char* expected : {"<stdin>:2: sampling_rate", "<stdin>:3: noise_multiplier",
-                               "<stdin>:4: not valid JSON", "<stdin>:5: colour: unknown key",
-                               "<stdin>:6: steps: missing", "<stdin>:7: expected a JSON object"})
+  for (const char* expected :
+       {":2: sampling_rate", ":3: noise_multiplier", ":4: not valid JSON at column 2",
+        ":5: colour: unknown key", ":6: steps: missing", ":7: expected a JSON object"})
     CHECK_MESSAGE(lenient.err.find(expected) != std::string::npos, expected, lenient.err);
   const auto missing = run_dpbudget({"sweep", "--input", "/nonexistent/x.jsonl"});
   CHECK(missing.status == 2);

@@ -272,6 +272,23 @@ void set_value(DpSgdValues& v, RunParam p, const ParamValue& x) {
   }
 }
 
+std::string json_given(const nlohmann::json& v) {
+  // dump() with invalid UTF-8 replaced, so that a message never throws.
+  const auto dumped = [](const nlohmann::json& x) {
+    return x.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (v.is_string()) {
+    const auto& text = v.get_ref<const std::string&>();
+    if (text.size() <= kMaxQuotedBytes) return "a string " + dumped(v);
+    return "a string " + dumped(nlohmann::json(text.substr(0, kMaxQuotedBytes))) + "...";
+  }
+  if (v.is_number()) return "the number " + dumped(v);
+  if (v.is_boolean()) return "a boolean (" + dumped(v) + ")";
+  if (v.is_array()) return v.empty() ? "an empty array" : "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
 ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& v) {
   const std::string key(p.key);
   switch (p.kind) {
@@ -279,7 +296,7 @@ ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& v) {
     case ParamKind::positive_real: {
       const Domain& d = domain_of(p.kind);
       if (!v.is_number() || !d.contains(v.get<double>()))
-        throw UsageError(key + ": must be " + d.description);
+        throw UsageError(key + ": must be " + d.description + ", got " + json_given(v));
       return v.get<double>();
     }
     case ParamKind::count: {
@@ -288,8 +305,9 @@ ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& v) {
       // limit, not 2^53 (its nearest double).
       if (d > kMaxSteps ||
           (v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 53)))
-        throw UsageError(key + ": must be at most 2^53 = 9007199254740992");
-      if (!(d >= 1) || d != std::floor(d)) throw UsageError(key + ": must be an integer >= 1");
+        throw UsageError(key + ": must be at most 2^53 = 9007199254740992, got " + json_given(v));
+      if (!v.is_number() || !(d >= 1) || d != std::floor(d))
+        throw UsageError(key + ": must be an integer >= 1, got " + json_given(v));
       return static_cast<std::int64_t>(d);
     }
     case ParamKind::choice: {
@@ -300,14 +318,14 @@ ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& v) {
       std::vector<double> out;
       if (v.is_array())
         for (const auto& x : v) {
-          if (!x.is_number() || !kPositive.contains(x.get<double>())) {
-            out.clear();
-            break;
-          }
+          if (!x.is_number() || !kPositive.contains(x.get<double>()))
+            throw UsageError(key + ": must be a non-empty array of finite numbers > 0, got " +
+                             json_given(x) + " in the array");
           out.push_back(x.get<double>());
         }
-      if (out.empty() || out.size() != v.size())
-        throw UsageError(key + ": must be a non-empty array of finite numbers > 0");
+      if (out.empty())
+        throw UsageError(key + ": must be a non-empty array of finite numbers > 0, got " +
+                         json_given(v));
       return out;
     }
   }

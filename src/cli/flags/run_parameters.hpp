@@ -204,8 +204,16 @@ using ParamValue =
     std::variant<double, std::int64_t, Sampling, LastBatch, NoiseOn, std::vector<double>>;
 /// Sets `p` (group multipliers also set σ = z*).
 void set_value(DpSgdValues& values, RunParam p, const ParamValue& value);
-/// The value of `p` under its JSON key (UsageError "key: must be ...").
+/// The value of `p` under its JSON key (UsageError "key: must be ..., got
+/// WHAT", WHAT as json_given() says it).
 ParamValue parse_json_value(const RunParameter& p, const nlohmann::json& value);
+/// A JSON value as a message says what was given: `a string "0.01"`, `the
+/// number 1.5`, `a boolean (true)`, `an array`, `an object`, `null`; a long
+/// string is cut at kMaxQuotedBytes.
+std::string json_given(const nlohmann::json& value);
+/// The most bytes of a given string a message quotes: a message is one line,
+/// and a line of --input may be 1 MiB.
+inline constexpr std::size_t kMaxQuotedBytes = 40;
 /// Values given by key, checked for parameters that stand in for each other
 /// (named as `naming` says) and set in table order.
 DpSgdValues values_of(const std::array<std::optional<ParamValue>, kRunParamCount>& given,

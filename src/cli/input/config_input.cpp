@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <istream>
 #include <nlohmann/json.hpp>
@@ -28,7 +29,8 @@ struct LineError {
 double real_value(const SortedJson& obj, const char* key, const Domain& domain) {
   const SortedJson& v = obj.at(key);
   if (!v.is_number() || !domain.contains(v.get<double>()))
-    throw LineError{std::string(key) + ": must be " + domain.description};
+    throw LineError{std::string(key) + ": must be " + domain.description + ", got " +
+                    json_given(v)};
   return v.get<double>();
 }
 
@@ -45,33 +47,99 @@ std::string allowed_keys() {
   return keys;
 }
 
+/// The longest parser's description a message keeps: nlohmann::json quotes
+/// the token it last read, which may be a whole line of 1 MiB.
+constexpr std::size_t kMaxParserWords = 160;
+
+/// Where the token that ends at `at` (from 0) in `text` begins: a string
+/// literal at its opening quote, a number or a literal at its first
+/// character, punctuation where it is.
+std::size_t token_start(const std::string& text, std::size_t at) {
+  if (at >= text.size()) return at;
+  if (text[at] == '"') {
+    // The quote closes a string when an odd number of unescaped quotes is
+    // before it; the string opens at the last of them.
+    bool in_string = false;
+    std::size_t open = at;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (in_string && text[i] == '\\') {
+        ++i;
+      } else if (text[i] == '"') {
+        in_string = !in_string;
+        if (in_string) open = i;
+      }
+    }
+    return in_string ? open : at;
+  }
+  const auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-';
+  };
+  std::size_t start = at;
+  if (word(text[at]))
+    while (start > 0 && word(text[start - 1])) --start;
+  return start;
+}
+
+/// Where a syntax error is in `text`, as "column C" on a one-line text, else
+/// "line L, column C" (from 1, in bytes). nlohmann::json's parse_error counts
+/// `byte` (from 1) to the last byte it read: in a token it could not read
+/// (its message says what it "last read"), the byte at fault; after a token
+/// it did not expect ("unexpected string literal"), that token's last byte,
+/// so the column named is where the token begins.
+std::string position_in(const std::string& text, std::size_t byte, bool inside_token) {
+  std::size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());  // from 0
+  if (!inside_token) at = token_start(text, at);
+  const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  if (line_start == std::string::npos) return "column " + std::to_string(at + 1);
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  return "line " + std::to_string(line + 1) + ", column " + std::to_string(at - line_start);
+}
+
+/// A parser's message without its "[json.exception...] parse error at line
+/// L, column C: " prefix (the caller says where), cut at kMaxParserWords.
+std::string parser_words(const std::string& what) {
+  std::string words = what;
+  if (const auto p = words.find("column "); p != std::string::npos)
+    if (const auto colon = words.find(": ", p); colon != std::string::npos)
+      words.erase(0, colon + 2);
+  if (const auto p = words.find("] "); p != std::string::npos && words.front() == '[')
+    words.erase(0, p + 2);
+  if (words.size() > kMaxParserWords) words = words.substr(0, kMaxParserWords) + "...";
+  return words;
+}
+
 /// `text` as JSON, its nesting bounded before anything recursive (copies,
 /// dumps) sees it, and a key given twice in one object refused (JSON parsers
 /// disagree on which one wins). `where` names the text in messages ("on the
-/// line").
+/// line"). A syntax error names its column (and line, in a text of several).
 SortedJson parse_checked(const std::string& text, const std::string& where) {
   // The keys seen so far of each open object.
   std::vector<std::vector<std::string>> open_keys;
-  const SortedJson obj = SortedJson::parse(
-      text,
-      [&open_keys, &where](int depth, SortedJson::parse_event_t event, SortedJson& parsed) {
-        if (depth > kMaxLineDepth)
-          throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
-        if (event == SortedJson::parse_event_t::object_start) open_keys.emplace_back();
-        if (event == SortedJson::parse_event_t::object_end && !open_keys.empty())
-          open_keys.pop_back();
-        if (event == SortedJson::parse_event_t::key && !open_keys.empty()) {
-          const std::string key = parsed.get<std::string>();
-          auto& seen = open_keys.back();
-          if (std::find(seen.begin(), seen.end(), key) != seen.end())
-            throw LineError{key + ": given twice " + where + " (give each key once)"};
-          seen.push_back(key);
-        }
-        return true;
-      },
-      /*allow_exceptions=*/false);
-  if (obj.is_discarded()) throw LineError{"not valid JSON"};
-  return obj;
+  try {
+    return SortedJson::parse(
+        text, [&open_keys, &where](int depth, SortedJson::parse_event_t event, SortedJson& parsed) {
+          if (depth > kMaxLineDepth)
+            throw LineError{"nested deeper than " + std::to_string(kMaxLineDepth) + " levels"};
+          if (event == SortedJson::parse_event_t::object_start) open_keys.emplace_back();
+          if (event == SortedJson::parse_event_t::object_end && !open_keys.empty())
+            open_keys.pop_back();
+          if (event == SortedJson::parse_event_t::key && !open_keys.empty()) {
+            const std::string key = parsed.get<std::string>();
+            auto& seen = open_keys.back();
+            if (std::find(seen.begin(), seen.end(), key) != seen.end())
+              throw LineError{key + ": given twice " + where + " (give each key once)"};
+            seen.push_back(key);
+          }
+          return true;
+        });
+  } catch (const SortedJson::parse_error& e) {
+    const std::string what = e.what();
+    const bool inside_token = what.find("; last read: ") != std::string::npos;
+    throw LineError{"not valid JSON at " + position_in(text, e.byte, inside_token) + ": " +
+                    parser_words(what)};
+  } catch (const SortedJson::exception& e) {  // a number past the range of a double
+    throw LineError{"not valid JSON: " + parser_words(e.what())};
+  }
 }
 
 /// The run parameter keyed `key` of a line or phase, parsed into `run`; false
@@ -107,8 +175,12 @@ std::vector<PhaseInput> parse_phases(const SortedJson& value) {
   return phases;
 }
 
-ConfigLine parse_line(const std::string& text, std::size_t line) {
-  const SortedJson obj = parse_checked(text, "on the line");
+/// A `name` as given: a string as it is, any other value as its JSON.
+std::string name_of(const SortedJson& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+ConfigLine parse_line(const SortedJson& obj, std::size_t line) {
   if (!obj.is_object()) throw LineError{"expected a JSON object"};
   ConfigLine c;
   c.line = line;
@@ -120,7 +192,7 @@ ConfigLine parse_line(const std::string& text, std::size_t line) {
     if (read_run_key(key, value, run)) {
       any_run_key = true;
     } else if (key == "name") {
-      c.name = value.is_string() ? value.get<std::string>() : value.dump();
+      c.name = name_of(value);
     } else if (key == "spec") {
       try {
         c.spec = event_from_json(nlohmann::ordered_json(value), "");
@@ -213,7 +285,7 @@ PhaseInput parse_phase(const SortedJson& obj) {
       throw LineError{key + ": null is not a value (give one, or leave the key out)"};
     if (read_run_key(key, value, phase.values)) continue;
     if (key == "name") {
-      phase.name = value.is_string() ? value.get<std::string>() : value.dump();
+      phase.name = name_of(value);
       continue;
     }
     const auto keys = phase_keys();
@@ -226,6 +298,20 @@ PhaseInput parse_phase(const SortedJson& obj) {
   return phase;
 }
 
+/// Line `number` as a configuration, or its error; an error names the
+/// line's `name` when the line is an object that has one.
+ConfigRead read_config(const std::string& text, std::size_t number) {
+  std::string name;
+  try {
+    const SortedJson obj = parse_checked(text, "on the line");
+    if (obj.is_object())
+      if (const auto it = obj.find("name"); it != obj.end() && !it->is_null()) name = name_of(*it);
+    return parse_line(obj, number);
+  } catch (const LineError& e) {
+    return InputError{number, e.message, name};
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> config_keys() {
@@ -236,10 +322,9 @@ std::vector<std::string> config_keys() {
   return keys;
 }
 
-ConfigInput read_configs(std::istream& in, const std::string& source_name,
-                         const InputLimits& limits) {
-  ConfigInput out;
-  std::size_t bytes = 0, number = 0;
+void for_each_config(std::istream& in, const std::string& source_name, const InputLimits& limits,
+                     const std::function<void(ConfigRead)>& each) {
+  std::size_t bytes = 0, number = 0, rows = 0;
   std::string text;
   for (LineRead r; (r = read_line(in, text, limits.max_line_bytes)) != LineRead::end;) {
     ++number;
@@ -251,16 +336,23 @@ ConfigInput read_configs(std::istream& in, const std::string& source_name,
       throw input_error("--input", {source_name, number, ""},
                         "line longer than " + size_text(limits.max_line_bytes));
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (out.configs.size() + out.errors.size() >= limits.max_rows)
+    if (rows++ >= limits.max_rows)
       throw UsageError("--input: " + source_name + " has more than " +
                        std::to_string(limits.max_rows) + " configurations");
-    try {
-      out.configs.push_back(parse_line(text, number));
-    } catch (const LineError& e) {
-      out.errors.push_back({number, e.message});
-    }
+    each(read_config(text, number));
   }
   if (in.bad()) throw UsageError("--input: cannot read " + source_name);
+}
+
+ConfigInput read_configs(std::istream& in, const std::string& source_name,
+                         const InputLimits& limits) {
+  ConfigInput out;
+  for_each_config(in, source_name, limits, [&out](ConfigRead read) {
+    if (auto* config = std::get_if<ConfigLine>(&read))
+      out.configs.push_back(std::move(*config));
+    else
+      out.errors.push_back(std::get<InputError>(std::move(read)));
+  });
   return out;
 }
 

@@ -6,9 +6,12 @@
 // not solve for is refused); or `spec`, an event as in a spec file, instead
 // of the DP-SGD keys.
 #include <cstddef>
+#include <functional>
 #include <istream>
+#include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "accounting/accountant.hpp"
@@ -70,6 +73,7 @@ struct ConfigLine {
 struct InputError {
   std::size_t line;
   std::string message;  ///< "key: what is wrong"
+  std::string name;     ///< the line's `name`, if it was read ("" if not)
 };
 
 struct ConfigInput {
@@ -96,5 +100,24 @@ std::vector<PhaseInput> read_schedule(std::istream& in, const std::string& sourc
 /// further than the limit).
 ConfigInput read_configs(std::istream& in, const std::string& source_name,
                          const InputLimits& limits = {});
+
+/// One non-blank line as read: its configuration, or the error naming the key
+/// at fault.
+using ConfigRead = std::variant<ConfigLine, InputError>;
+
+/// Reads one line at a time and hands each non-blank line to `each` as soon
+/// as it is read, reading nothing ahead (a line from a pipe is answered before
+/// the next is written); what read_configs() is made of. Throws UsageError
+/// when a limit is exceeded, after the lines before it were handed over.
+void for_each_config(std::istream& in, const std::string& source_name, const InputLimits& limits,
+                     const std::function<void(ConfigRead)>& each);
+
+/// The limits of a streamed --input (sweep --input - --format jsonl,
+/// docs/guide.md#asking-as-training-goes): one line is held at a time, so
+/// neither the whole input's size nor its count of lines is bounded; a line
+/// still is (kMaxLineBytes).
+inline constexpr InputLimits kStreamedInputLimits{std::numeric_limits<std::size_t>::max(),
+                                                  kMaxLineBytes,
+                                                  std::numeric_limits<std::size_t>::max()};
 
 }  // namespace dpb::cli

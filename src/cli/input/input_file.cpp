@@ -34,6 +34,7 @@ std::string size_text(std::size_t bytes) {
 std::string InputLocation::str() const {
   std::string s = source;
   if (line > 0) s += ":" + std::to_string(line);
+  if (!name.empty()) s += " '" + name + "'";
   if (!json_path.empty()) s += (s.empty() ? "" : ": ") + json_path;
   return s;
 }

@@ -50,13 +50,17 @@ class InputFile {
 };
 
 /// A place in an input, as messages name it: "NAME:LINE" (a line-based
-/// input), "NAME" (the whole input), a JSON path "/events/2/sigma" (a spec:
-/// its pointer into the document), or "NAME:LINE: /path" (a spec on a line of
+/// input; "NAME:LINE 'CONFIG'" for a line with a `name`), "NAME" (the whole input), a JSON path
+/// "/events/2/sigma" (a spec: its pointer into the document), or "NAME:LINE: /path" (a spec on a
+/// line of
 /// --input).
 struct InputLocation {
   std::string source;     ///< InputFile::name(); empty: not named
   std::size_t line = 0;   ///< from 1; 0: none
   std::string json_path;  ///< a JSON pointer, or "(top level)"; empty: none
+  /// The `name` of the configuration on the line, shown quoted after it
+  /// ("NAME:LINE 'cifar'"); empty: none.
+  std::string name = {};
 
   std::string str() const;
 };

@@ -19,8 +19,12 @@ namespace dpb::cli {
 namespace {
 
 std::string describe(const SweepJob& job) {
-  if (job.name) return "'" + report::escape_control(*job.name) + "'";
-  if (job.line) return "line " + std::to_string(job.line);
+  if (job.line) {
+    // An input line: where it is, and its name (docs/guide.md#sweeps-and-the-budget-gate).
+    std::string s = job.source + ":" + std::to_string(job.line);
+    if (job.name) s += " '" + report::escape_control(*job.name) + "'";
+    return s;
+  }
   auto n = [](double v) { return report::format_number(v, 6, report::Rounding::nearest); };
   std::string s = "q=" + n(job.run.sampling_rate);
   if (job.unknown != Unknown::noise_multiplier) s += " sigma=" + n(job.run.noise_multiplier);
@@ -95,6 +99,7 @@ std::vector<SweepRow> compute(const SweepJob& job, const SweepSettings& s) {
     if (budget) check = check_budget(q, a, *budget);
     for (std::size_t i = 0; i < a.rows.size(); ++i) {
       SweepRow row;
+      row.subject = q.what;
       add_run_columns(row.record, job);
       // The row's own cells; its `sampling` (the Poisson estimate's scheme
       // beside a shuffled run) replaces the run's column of that name.
@@ -126,7 +131,6 @@ std::vector<SweepRow> compute(const SweepJob& job, const SweepSettings& s) {
         row.partial = !a.skipped.empty() || !a.warnings.empty();
         if (check) {
           row.gate = budget_lines(a, *check, *budget, "budget", s.choice.names);
-          row.subject = describe(job);
           row.status = budget_status(*check);
         }
       }
@@ -138,6 +142,7 @@ std::vector<SweepRow> compute(const SweepJob& job, const SweepSettings& s) {
     for (double target : job.epsilons)
       for (double delta : job.deltas) {
         SweepRow row;
+        row.subject = describe(job);
         add_run_columns(row.record, job);
         try {
           const Solved solved =
@@ -186,6 +191,67 @@ SweepJobSource jobs_from_flags(const DpSgdFlags& run, Unknown unknown,
   return source;
 }
 
+std::variant<SweepJob, InputError> job_of_line(ConfigLine c, const LineDefaults& d) {
+  const auto refuse = [&c](std::string why) {
+    return InputError{c.line, std::move(why), c.name.value_or("")};
+  };
+  SweepJob job;
+  job.name = c.name;
+  job.line = c.line;
+  job.source = d.source;
+  if (!c.phases.empty()) {
+    // A run in phases (docs/sampling.md#schedules): each phase over the
+    // line's own run keys, composed as --schedule composes them.
+    if (d.unknown != Unknown::none)
+      return refuse(
+          "phases: not with --solve (solve a run in phases with sigma or steps --schedule)");
+    std::vector<DpSgdRun> phases;
+    for (std::size_t i = 0; i < c.phases.size(); ++i) {
+      try {
+        phases.push_back(derive_phase(c.phases[i], c.given, Unknown::none));
+      } catch (const UsageError& e) {
+        return refuse("phases: phase " + std::to_string(i + 1) + ": " + e.what());
+      }
+    }
+    if (const auto why = mixed_relation(phases)) return refuse("phases: " + *why);
+    c.spec = schedule_event(phases);
+    c.spec_json = event_to_json(*c.spec).dump();
+    c.neighbouring = run_neighbouring(phases.front());
+    job.event_is_own = schedule_is_the_run(phases);
+  }
+  if (c.spec) {
+    if (d.unknown != Unknown::none)
+      return refuse("spec: not with --solve (give the DP-SGD keys to solve)");
+    job.spec = c.spec;
+    job.spec_json = c.spec_json;
+    job.neighbouring = c.neighbouring;
+  } else {
+    // A line solves for a parameter only when it says so (its "solve", or
+    // --solve); a parameter it neither gives nor solves for is refused, never
+    // taken as a question of another kind.
+    if (auto why = solve_refusal(c, d.unknown, d.gate)) return refuse(*why);
+    job.unknown = c.solve.value_or(d.unknown);
+    try {
+      job.run = derive(c.values, job.unknown, Naming::keys);
+      job.neighbouring = run_neighbouring(job.run);
+    } catch (const UsageError& e) {
+      return refuse(e.what());
+    }
+  }
+  job.deltas = c.delta ? std::vector<double>{*c.delta} : d.deltas;
+  job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : d.epsilons;
+  if (job.deltas.empty()) return refuse("delta: missing (give it on the line or with --delta)");
+  if (job.unknown != Unknown::none && job.epsilons.empty())
+    return refuse("epsilon: missing target (on the line or with --epsilon)");
+  return job;
+}
+
+void refuse_empty_input(const std::string& path) {
+  throw NoConfigurations(
+      "--input: " + (path == "-" ? std::string("standard input") : "'" + path + "'") +
+      " holds no configuration (it is empty or has only blank lines)");
+}
+
 bool jobs_from_input(const InputJobs& how, Unknown unknown, const std::vector<double>& deltas,
                      const std::vector<double>& epsilons, std::vector<SweepJob>& jobs,
                      std::ostream& err) {
@@ -201,97 +267,23 @@ bool jobs_from_input(const InputJobs& how, Unknown unknown, const std::vector<do
   }
   // A gate over nothing must not pass: an empty input (a failed step before
   // dpbudget, a wrong path) has its own exit status.
-  if (input.configs.empty() && input.errors.empty())
-    throw NoConfigurations(
-        "--input: " + (how.path == "-" ? std::string("standard input") : "'" + how.path + "'") +
-        " holds no configuration (it is empty or has only blank lines)");
+  if (input.configs.empty() && input.errors.empty()) refuse_empty_input(how.path);
   std::vector<InputError> errors = std::move(input.errors);
+  const LineDefaults defaults{unknown, deltas, epsilons, how.gate, source};
   for (auto& c : input.configs) {
-    SweepJob job;
-    job.name = c.name;
-    job.line = c.line;
-    if (!c.phases.empty()) {
-      // A run in phases (docs/sampling.md#schedules): each phase over the
-      // line's own run keys, composed as --schedule composes them.
-      if (unknown != Unknown::none) {
-        errors.push_back({c.line,
-                          "phases: not with --solve (solve a run in phases with sigma or steps "
-                          "--schedule)"});
-        continue;
-      }
-      std::vector<DpSgdRun> phases;
-      std::string fault;
-      for (std::size_t i = 0; i < c.phases.size() && fault.empty(); ++i) {
-        try {
-          phases.push_back(derive_phase(c.phases[i], c.given, Unknown::none));
-        } catch (const UsageError& e) {
-          fault = "phases: phase " + std::to_string(i + 1) + ": " + e.what();
-        }
-      }
-      if (fault.empty())
-        if (const auto why = mixed_relation(phases)) fault = "phases: " + *why;
-      if (!fault.empty()) {
-        errors.push_back({c.line, fault});
-        continue;
-      }
-      c.spec = schedule_event(phases);
-      c.spec_json = event_to_json(*c.spec).dump();
-      c.neighbouring = run_neighbouring(phases.front());
-      job.event_is_own = schedule_is_the_run(phases);
-    }
-    if (c.spec) {
-      if (unknown != Unknown::none) {
-        errors.push_back({c.line, "spec: not with --solve (give the DP-SGD keys to solve)"});
-        continue;
-      }
-      job.spec = c.spec;
-      job.spec_json = c.spec_json;
-      job.neighbouring = c.neighbouring;
-      job.deltas = c.delta ? std::vector<double>{*c.delta} : deltas;
-      job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : epsilons;
-      if (job.deltas.empty()) {
-        errors.push_back({c.line, "delta: missing (give it on the line or with --delta)"});
-        continue;
-      }
-      jobs.push_back(std::move(job));
-      continue;
-    }
-    // A line solves for a parameter only when it says so (its "solve", or
-    // --solve); a parameter it neither gives nor solves for is refused, never
-    // taken as a question of another kind.
-    if (auto why = solve_refusal(c, unknown, how.gate)) {
-      errors.push_back({c.line, *why});
-      continue;
-    }
-    job.unknown = c.solve.value_or(unknown);
-    try {
-      job.run = derive(c.values, job.unknown, Naming::keys);
-      job.neighbouring = run_neighbouring(job.run);
-    } catch (const UsageError& e) {
-      errors.push_back({c.line, e.what()});
-      continue;
-    }
-    job.deltas = c.delta ? std::vector<double>{*c.delta} : deltas;
-    job.epsilons = c.epsilon ? std::vector<double>{*c.epsilon} : epsilons;
-    if (job.deltas.empty()) {
-      errors.push_back({c.line, "delta: missing (give it on the line or with --delta)"});
-      continue;
-    }
-    if (job.unknown != Unknown::none && job.epsilons.empty()) {
-      errors.push_back({c.line, "epsilon: missing target (on the line or with --epsilon)"});
-      continue;
-    }
-    jobs.push_back(std::move(job));
+    auto made = job_of_line(std::move(c), defaults);
+    if (auto* job = std::get_if<SweepJob>(&made))
+      jobs.push_back(std::move(*job));
+    else
+      errors.push_back(std::get<InputError>(std::move(made)));
   }
   std::sort(errors.begin(), errors.end(),
             [](const InputError& a, const InputError& b) { return a.line < b.line; });
   for (const auto& e : errors) {
-    const UsageError bad = input_error("--input", {source, e.line, ""}, e.message);
+    const UsageError bad = input_error("--input", {source, e.line, "", e.name}, e.message);
     if (!how.keep_going) throw bad;
     err << "dpbudget: error: " << report::escape_control(bad.what()) << '\n';
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const SweepJob& a, const SweepJob& b) { return a.line < b.line; });
   return !errors.empty();
 }
 

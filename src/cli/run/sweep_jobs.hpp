@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "accounting/answer.hpp"
@@ -15,6 +16,7 @@
 #include "accounting/events/events.hpp"
 #include "cli/flags/accountant_flags.hpp"
 #include "cli/flags/run_parameters.hpp"
+#include "cli/input/config_input.hpp"
 #include "cli/run/result_rows.hpp"
 #include "cli/run/solve.hpp"
 #include "report/record.hpp"
@@ -26,6 +28,7 @@ namespace dpb::cli {
 struct SweepJob {
   std::optional<std::string> name;
   std::size_t line = 0;  ///< input line, 0 for flag combinations
+  std::string source;    ///< the input as messages name it (InputFile::name())
   DpSgdRun run;
   Unknown unknown = Unknown::none;
   std::vector<double> deltas;
@@ -57,7 +60,8 @@ struct SweepRow {
   /// stderr warning each, never silent.
   std::vector<std::string> warnings;
   /// The budget gate's lines for this row's run (budget_lines; their rows
-  /// count from this one), and the run as messages name it.
+  /// count from this one), and the run as messages name it: an input line as
+  /// "FILE:LINE 'NAME'", a combination of flags by its values.
   std::vector<BudgetLine> gate;
   std::string subject;
   /// The gate's exit status for the run (kOk, kBudgetExceeded, kNoUpperBound).
@@ -95,6 +99,24 @@ struct InputJobs {
   bool keep_going = false;
   bool gate = false;
 };
+
+/// What every --input line inherits from the command line: --solve, --delta,
+/// --epsilon, whether a gate is set, and the input's name for messages.
+struct LineDefaults {
+  Unknown unknown = Unknown::none;
+  std::vector<double> deltas;
+  std::vector<double> epsilons;
+  bool gate = false;
+  std::string source;
+};
+
+/// The job of one --input line, or why it cannot be computed (naming the
+/// key at fault).
+std::variant<SweepJob, InputError> job_of_line(ConfigLine c, const LineDefaults& d);
+
+/// Refuses an input with no configuration (NoConfigurations, exit status 6):
+/// a gate over nothing must not pass.
+[[noreturn]] void refuse_empty_input(const std::string& path);
 
 /// Jobs from --input lines, in line order; bad lines are reported on `err`
 /// (and end the sweep unless keep_going). Returns whether any line was bad.

@@ -16,6 +16,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <variant>
 
 #include "accounting/dpsgd/schedule.hpp"
 #include "accounting/errors.hpp"
@@ -58,12 +59,21 @@ struct SweepFlags {
 /// rows fail, and the summary after the sweep counts them all.
 constexpr std::size_t kMaxBudgetMessages = 20;
 
-/// How many rows of a sweep failed one way, and the first (its row number).
+/// How many rows of a sweep failed one way, and the first (its row number,
+/// and the input line it came from, "FILE:LINE 'NAME'", when there is one).
 struct FailureCount {
   std::size_t count = 0;
   std::size_t first = 0;
-  void add(std::size_t row) {
-    if (count++ == 0) first = row;
+  std::string first_line;
+  void add(std::size_t row, const std::string& line) {
+    if (count++ == 0) {
+      first = row;
+      first_line = line;
+    }
+  }
+  /// "row N", and " (FILE:LINE 'NAME')" for an input line.
+  std::string first_text() const {
+    return "row " + std::to_string(first) + (first_line.empty() ? "" : " (" + first_line + ")");
   }
 };
 
@@ -145,6 +155,10 @@ struct CheckedSweep {
   SweepJobSource source;
   /// --input lines were bad (reported on stderr, skipped with --keep-going).
   bool bad_input = false;
+  /// `--input - --format jsonl` without --shard: each line is answered as it
+  /// is read (run_streamed), with these defaults (the source named there).
+  bool streamed = false;
+  LineDefaults line_defaults;
 };
 
 CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
@@ -174,6 +188,11 @@ CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
         throw UsageError(std::string(p.flag) +
                          ": not with --input (the lines give the run: put \"" + std::string(p.key) +
                          "\" on each line instead)");
+    c.streamed = f.input == "-" && c.format == report::Format::jsonl && !c.shard.given;
+    if (c.streamed) {
+      c.line_defaults = {c.unknown, deltas, epsilons, !f.max_epsilon.empty(), ""};
+      return c;
+    }
     auto jobs = std::make_shared<std::vector<SweepJob>>();
     c.bad_input = jobs_from_input({f.input, f.keep_going, !f.max_epsilon.empty()}, c.unknown,
                                   deltas, epsilons, *jobs, err);
@@ -195,40 +214,52 @@ CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
 /// --all-messages), the notes and warnings once each, and the exit status.
 class SweepTally {
  public:
-  SweepTally(const SweepFlags& f, std::ostream& err)
+  /// `keep_notes`: the format prints the rows' notes at the end (JSON Lines
+  /// and CSV do not, so a stream of any length keeps none).
+  SweepTally(const SweepFlags& f, bool keep_notes, std::ostream& err)
       : all_messages_(f.all_messages),
+        keep_notes_(keep_notes),
+        from_input_(!f.input.empty()),
         of_shard_(f.shard.empty() ? std::string() : " of shard " + f.shard),
         err_(err) {}
 
   std::vector<std::string> footnotes;
   std::size_t rows() const { return row_number_; }
 
-  /// Counts `row` (the next one) and says on stderr what it failed.
+  /// Counts `row` (the next one) and says on stderr what it failed: an
+  /// --input line by where it is first ("FILE:LINE 'NAME', row N"), a
+  /// combination of flags by its row ("row N, q=... sigma=...").
   void take(const SweepRow& row) {
     ++row_number_;
     // A run's gate lines sit on its first row; their rows count from it.
     const std::size_t first_row = row_number_;
-    for (const auto& line : row.gate) {
+    const std::string line = from_input_ ? row.subject : std::string();
+    const auto where = [&](std::size_t n) {
+      const std::string at = "row " + std::to_string(n) + of_shard_;
+      return from_input_ ? row.subject + ", " + at : at + ", " + row.subject;
+    };
+    for (const auto& gate : row.gate) {
       const bool shown = all_messages_ || budget_messages_++ < kMaxBudgetMessages;
-      if (line.row) {
-        over_rows_.add(first_row + *line.row);
+      if (gate.row) {
+        over_rows_.add(first_row + *gate.row, line);
         if (shown)
-          err_ << "dpbudget: budget exceeded: row " << first_row + *line.row << of_shard_ << ", "
-               << row.subject << " " << line.text << '\n';
+          err_ << "dpbudget: budget exceeded: " << where(first_row + *gate.row) << " " << gate.text
+               << '\n';
       } else {
-        unbounded_runs_.add(row_number_);
+        unbounded_runs_.add(row_number_, line);
         if (shown)
-          err_ << "dpbudget: no sound upper bound to gate on: row " << row_number_ << of_shard_
-               << ", " << row.subject << ": " << line.text << '\n';
+          err_ << "dpbudget: no sound upper bound to gate on: " << where(row_number_) << ": "
+               << gate.text << '\n';
       }
     }
-    if (row.no_solution) unsolved_rows_.add(row_number_);
+    if (row.no_solution) unsolved_rows_.add(row_number_, line);
     over_ = over_ || row.status == kBudgetExceeded;
     no_upper_bound_ = no_upper_bound_ || row.status == kNoUpperBound;
     no_solution_ = no_solution_ || row.no_solution;
-    for (const auto& note : row.notes)
-      if (std::find(footnotes.begin(), footnotes.end(), "note: " + note) == footnotes.end())
-        footnotes.push_back("note: " + note);
+    if (keep_notes_)
+      for (const auto& note : row.notes)
+        if (std::find(footnotes.begin(), footnotes.end(), "note: " + note) == footnotes.end())
+          footnotes.push_back("note: " + note);
     for (const auto& why : row.warnings) say_once("warning: ", why);
     for (const auto& note : row.advice) say_once("note: ", note);
   }
@@ -246,15 +277,15 @@ class SweepTally {
     const std::string rows_total = std::to_string(row_number_);
     if (over_rows_.count)
       err_ << "dpbudget: " << over_rows_.count << " of " << rows_total << " rows" << of_shard_
-           << " over budget; first at row " << over_rows_.first << '\n';
+           << " over budget; first at " << over_rows_.first_text() << '\n';
     if (unbounded_runs_.count)
       err_ << "dpbudget: " << unbounded_runs_.count << " run"
            << (unbounded_runs_.count > 1 ? "s" : "") << " of " << rows_total << " rows" << of_shard_
-           << " with no sound upper bound to gate on; first at row " << unbounded_runs_.first
+           << " with no sound upper bound to gate on; first at " << unbounded_runs_.first_text()
            << '\n';
     if (unsolved_rows_.count)
       err_ << "dpbudget: " << unsolved_rows_.count << " of " << rows_total << " rows" << of_shard_
-           << " with no solution; first at row " << unsolved_rows_.first << '\n';
+           << " with no solution; first at " << unsolved_rows_.first_text() << '\n';
     if (budget_messages_ > kMaxBudgetMessages && !all_messages_)
       err_ << "dpbudget: the first " << kMaxBudgetMessages << " of " << budget_messages_
            << " budget messages shown; --all-messages shows every one\n";
@@ -268,6 +299,8 @@ class SweepTally {
 
  private:
   bool all_messages_;
+  bool keep_notes_;
+  bool from_input_;
   std::string of_shard_;
   std::ostream& err_;
   bool over_ = false, no_solution_ = false, no_upper_bound_ = false;
@@ -313,9 +346,66 @@ void add_row(report::RowStream& stream, SweepRow& row, std::size_t row_number, c
   }
 }
 
+/// A streamed sweep's answer to a bad line with --keep-going: one JSON line,
+/// {"line": N, "name": ..., "error": "--input: <stdin>:N: ..."} (`name` when
+/// the line has one), so that a reader waiting for each line's answer gets
+/// one. The message as stderr shows it
+/// (report::escape_control): it may quote bytes of the line that are not
+/// UTF-8, which JSON cannot hold.
+report::Record bad_line_record(const InputError& e, const std::string& message) {
+  report::Record r;
+  r.add("line", report::integer(static_cast<std::int64_t>(e.line)));
+  if (!e.name.empty()) r.add("name", report::text(e.name));
+  r.add("error", report::text(report::escape_control(message)));
+  return r;
+}
+
+/// `sweep --input - --format jsonl` (docs/guide.md#asking-as-training-goes):
+/// reads one line, writes its rows and flushes, then reads the next; nothing
+/// is read ahead and no row waits, so a process kept open by a training loop
+/// answers each line as it comes. A bad line ends the sweep (its message on
+/// stderr, exit status 2, the earlier lines' rows already written), or with
+/// --keep-going is answered by bad_line_record(). At the end of the input, the
+/// gate's summary and exit status as for any sweep.
+int run_streamed(const SweepFlags& f, const CheckedSweep& c, std::ostream& out, std::ostream& err) {
+  InputFile file("--input", f.input, "a JSON Lines file");
+  LineDefaults defaults = c.line_defaults;
+  defaults.source = file.name();
+  report::Record inputs;
+  add_inputs(inputs, c.s.choice);
+  report::RowStream stream(report::Format::jsonl, report::TextStyle{}, std::move(inputs), "sweep",
+                           kHeldRows, out, [&out](std::string_view text) { write_out(out, text); });
+  SweepTally tally(f, /*keep_notes=*/false, err);
+  bool any = false, bad = false;
+  for_each_config(file.stream(), file.name(), kStreamedInputLimits, [&](ConfigRead read) {
+    any = true;
+    auto made = std::holds_alternative<ConfigLine>(read)
+                    ? job_of_line(std::get<ConfigLine>(std::move(read)), defaults)
+                    : std::variant<SweepJob, InputError>(std::get<InputError>(std::move(read)));
+    if (const auto* e = std::get_if<InputError>(&made)) {
+      const UsageError refusal =
+          input_error("--input", {file.name(), e->line, "", e->name}, e->message);
+      if (!f.keep_going) throw refusal;
+      bad = true;
+      err << "dpbudget: error: " << report::escape_control(refusal.what()) << '\n';
+      stream.add(bad_line_record(*e, refusal.what()));
+    } else {
+      for (auto& row : compute(std::get<SweepJob>(made), c.s)) {
+        tally.take(row);
+        add_row(stream, row, tally.rows(), c.shard);
+      }
+    }
+    stream.write();  // and flushed: the reader may be waiting for it
+  });
+  if (!any) refuse_empty_input(f.input);
+  stream.finish(tally.footnotes);
+  return tally.finish(bad);
+}
+
 int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
   const CheckedSweep c = check_sweep(f, err);
   if (only_checking()) return kOk;
+  if (c.streamed) return run_streamed(f, c, out, err);
 
   const std::size_t begin = c.source.count * (c.shard.k - 1) / c.shard.n;
   const std::size_t end = c.source.count * c.shard.k / c.shard.n;
@@ -328,7 +418,7 @@ int run_sweep(const SweepFlags& f, std::ostream& out, std::ostream& err) {
                            [&out](std::string_view text) { write_out(out, text); });
   stream.style.colour = colour_for(c.format, out);
   choose_csv_columns(stream, f, c);
-  SweepTally tally(f, err);
+  SweepTally tally(f, c.format != report::Format::jsonl && c.format != report::Format::csv, err);
   {
     util::ProgressLine progress("sweep", end - begin);
     util::compute_in_order<SweepRow>(
@@ -381,13 +471,17 @@ Verb declare_sweep(CLI::App& command) {
           "spec (an event as in a --spec file) instead of the DP-SGD keys, with it "
           "neighbouring (add-remove|replace-one|replace-special, as epsilon's); or phases "
           "(a run in phases: an array of phase objects as in a --schedule file, each "
-          "inheriting the line's run keys); not with the run flags"));
+          "inheriting the line's run keys); not with the run flags. '-' with --format jsonl "
+          "(and no --shard) answers each line as it is read, its rows flushed before the next "
+          "line is read; a file, and the other formats, are read whole first"));
   cmd->add_option("--shard", f->shard,
                   "K/N: compute only the K-th of N equal slices of the configurations (1 <= K <= "
                   "N); the N outputs in order concatenate to the whole sweep's (CSV: header from "
                   "shard 1)");
   cmd->add_flag("--keep-going", f->keep_going,
-                "with --input: report malformed lines and compute the others (exit status 2)");
+                "with --input: report malformed lines and compute the others (exit status 2); "
+                "with --input - --format jsonl a bad line is answered by {\"line\": N, "
+                "\"name\": ..., \"error\": ...} on stdout (name if the line has one)");
   cmd->add_flag("--all-messages", f->all_messages,
                 "name every row over budget (or with no sound upper bound) on stderr; by "
                 "default the first " +
