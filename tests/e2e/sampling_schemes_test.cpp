@@ -142,17 +142,20 @@ TEST_CASE("balls-in-bins and users: what the output says") {
 }
 
 TEST_CASE("--epochs with the default Poisson sampling: one note on stderr naming --sampling") {
+  // (--accountant named: the default's own note is another line.)
   const auto r = run_dpbudget({"epsilon", "--sigma", "1", "--dataset-size", "6000", "--batch-size",
-                               "60", "--epochs", "2", "--delta", "1e-5"});
+                               "60", "--epochs", "2", "--delta", "1e-5", "--accountant", "rdp"});
   CHECK(r.status == 0);
   CHECK(r.err.find("Poisson") != std::string::npos);
   CHECK(r.err.find("--sampling") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   // Not when the scheme was said, nor without --epochs.
   CHECK(run_dpbudget({"epsilon", "--sampling", "poisson", "--sigma", "1", "--dataset-size", "6000",
-                      "--batch-size", "60", "--epochs", "2", "--delta", "1e-5"})
+                      "--batch-size", "60", "--epochs", "2", "--delta", "1e-5", "--accountant",
+                      "rdp"})
             .err.empty());
-  CHECK(run_dpbudget({"epsilon", "--sigma", "1", "-q", "0.01", "--steps", "200", "--delta", "1e-5"})
+  CHECK(run_dpbudget({"epsilon", "--sigma", "1", "-q", "0.01", "--steps", "200", "--delta", "1e-5",
+                      "--accountant", "rdp"})
             .err.empty());
 }
 
