@@ -380,3 +380,22 @@ TEST_CASE(
   CHECK(lines.status == 0);
   CHECK(lines.err.empty());
 }
+
+TEST_CASE("random_allocation reads dp_accounting pull request #414's field name num_selected") {
+  const std::string inner =
+      "\"event\": {\"gaussian\": {\"noise_multiplier\": 1}}, \"num_steps\": 10";
+  auto epsilon = [](const std::string& spec) {
+    return json_of(run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5", "--accountant",
+                                 "rdp,pld", "--format", "json"},
+                                spec))
+        .at("results");
+  };
+  // num_selected = 2 is num_participations = 2 (and not the default 1).
+  const Json by_pr = epsilon("{\"random_allocation\": {" + inner + ", \"num_selected\": 2}}");
+  CHECK(by_pr == epsilon("{\"random_allocation\": {" + inner + ", \"num_participations\": 2}}"));
+  CHECK(by_pr != epsilon("{\"random_allocation\": {" + inner + "}}"));
+  check_refused(run_dpbudget({"epsilon", "--spec", "-", "--delta", "1e-5"},
+                             "{\"random_allocation\": {" + inner +
+                                 ", \"num_selected\": 2, \"num_participations\": 2}}"),
+                {"num_selected", "num_participations"});
+}

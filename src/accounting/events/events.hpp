@@ -392,8 +392,9 @@ struct ShuffledEvent {
 /// `num_steps` steps, chosen uniformly, independently of the other records.
 /// Analysed under add_remove (or replace_special, the same pair here).
 /// dp_accounting 0.6 has no such class (kClassName is empty): its
-/// RandomAllocationDpEvent exists only in a pull request (#414), with other
-/// field names (num_selected), so its serialised form is not read as this.
+/// RandomAllocationDpEvent exists only in a pull request (#414), whose
+/// `num_selected` (records' steps per epoch) is accepted as an alias of
+/// num_participations, so that pull request's field names read as this kind.
 struct RandomAllocationEvent {
   static constexpr std::string_view kName = "random_allocation";
   static constexpr std::string_view kClassName = "";
@@ -408,7 +409,7 @@ struct RandomAllocationEvent {
         EventField<E, std::int64_t>{"num_steps", &E::num_steps, "steps of the epoch, >= 1", 1},
         EventField<E, std::int64_t>{"num_participations", &E::num_participations,
                                     "k, steps each record is in, 1 <= k <= num_steps (default 1)",
-                                    1, true},
+                                    1, true, "num_selected"},
         EventField<E, EventPtr>{"event", &E::event, "the mechanism of each step"}};
   }
 };
