@@ -107,6 +107,10 @@ TEST_CASE("sigma with --clipping-norm states the noise std it needs, on the sum 
 }
 
 TEST_CASE("noise given as a std is refused where it cannot be read, naming the flags") {
+  // "--clip" is a prefix of --clipping-norm and --clipping-count-noise: the shorter is meant.
+  check_refused({"epsilon", "--clip", "0.5", "-q", "0.01", "--sigma", "1", "--steps", "10",
+                 "--delta", "1e-5"},
+                {"--clip", "did you mean --clipping-norm?"});
   check_refused({"epsilon", "-q", "0.01", "--steps", "10", "--delta", "1e-5", "--noise-std", "0.8"},
                 {"--noise-std", "--clipping-norm"});
   check_refused({"epsilon", "-q", "0.01", "--steps", "10", "--delta", "1e-5", "--noise-std", "0.8",

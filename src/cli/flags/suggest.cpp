@@ -70,10 +70,12 @@ std::optional<std::string> closest_name(const std::string& typed,
     }
   }
   if (best) return best;
+  // A prefix of several names suggests the shortest, the one it leaves least
+  // to add ("--clip" -> "--clipping-norm", not "--clipping-count-noise").
   if (word.size() >= kMinPrefix)
     for (const auto& c : candidates)
-      if (bare(c).rfind(word, 0) == 0) return c;
-  return std::nullopt;
+      if (bare(c).rfind(word, 0) == 0 && (!best || bare_size(c) < bare_size(*best))) best = c;
+  return best;
 }
 
 }  // namespace dpb::cli

@@ -13,7 +13,7 @@ namespace dpb::cli {
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
 /// The candidate closest to `typed`: the smallest edit distance within the
-/// limit for the name's length, or else the first candidate `typed` is a
+/// limit for the name's length, or else the shortest candidate `typed` is a
 /// prefix of (at least kMinPrefix characters beyond the dashes); none when
 /// nothing is close. Ties go to the earlier candidate.
 std::optional<std::string> closest_name(const std::string& typed,
