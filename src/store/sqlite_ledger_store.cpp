@@ -11,7 +11,7 @@
 #include <cstring>
 #include <utility>
 
-#include "store/chain_hash.hpp"
+#include "store/ledger_chain.hpp"
 #include "store/ledger_store.hpp"
 
 namespace dpb::store {
@@ -24,10 +24,6 @@ constexpr int kApplicationId = 0x6470624c;
 /// up: an append holds the lock for milliseconds, so 60 s is only reached
 /// when a process holds it without working (stopped, or an sqlite3 shell).
 constexpr int kBusyTimeoutMs = 60000;
-
-/// The header names the store itself sets.
-constexpr const char* kHashName = "hash";
-constexpr const char* kKeyCheckName = "key_check";
 
 /// SQLite's message, with what it means when the file cannot be written.
 std::string sqlite_message(sqlite3* db) {
@@ -150,9 +146,7 @@ class SqliteLedgerStore final : public LedgerStore {
       exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str(), "cannot create");
       exec(("PRAGMA user_version=" + std::to_string(kLedgerSchemaVersion)).c_str(),
            "cannot create");
-      header_ = header;
-      header_[kHashName] = key ? "hmac-sha256" : "sha256";
-      if (key) header_[kKeyCheckName] = key_check(*key);
+      header_ = chained_header(header, key);
       key_ = key;
       for (const auto& [name, value] : header_) {
         Statement insert(db_, "INSERT INTO header (name, value) VALUES (?, ?)", path_);
@@ -196,24 +190,11 @@ class SqliteLedgerStore final : public LedgerStore {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       throw;
     }
-    const auto hash = header_.find(kHashName);
-    if (hash == header_.end() || (hash->second != "sha256" && hash->second != "hmac-sha256"))
-      throw StoreError(StoreError::Kind::not_a_ledger,
-                       path_ + ": not a dpbudget ledger (its header names no hash)");
-    if (hash->second == "hmac-sha256" && key) {
-      const auto check = header_.find(kKeyCheckName);
-      if (check == header_.end() || check->second != key_check(*key))
-        throw StoreError(StoreError::Kind::key,
-                         path_ + ": --key-file: not the key this ledger was created with");
-    }
-    if (hash->second == "sha256" && key)
-      throw StoreError(StoreError::Kind::key,
-                       path_ + ": --key-file: this ledger was created without a key");
-    if (hash->second == "hmac-sha256") key_ = key;
+    key_ = checked_key(header_, key, path_);
   }
 
   const Header& header() const override { return header_; }
-  bool keyed() const override { return header_.at(kHashName) == "hmac-sha256"; }
+  bool keyed() const override { return header_keyed(header_); }
 
   std::vector<Entry> read_entries() {
     std::vector<Entry> out;
@@ -286,18 +267,10 @@ class SqliteLedgerStore final : public LedgerStore {
 
   std::string entry_hash(std::int64_t seq, const NewEntry& c,
                          const std::string& prev) const override {
-    return chain_hash(key_, {"dpbudget-ledger-entry", std::to_string(seq), c.kind, c.name,
-                             c.recorded_at, c.recorded_by, c.body, c.note, prev});
+    return chained_entry_hash(key_, seq, c, prev);
   }
 
-  std::string header_hash() const override {
-    std::vector<std::string> fields{"dpbudget-ledger-header"};
-    for (const auto& [name, value] : header_) {
-      fields.push_back(name);
-      fields.push_back(value);
-    }
-    return chain_hash(key_, fields);
-  }
+  std::string header_hash() const override { return chained_header_hash(key_, header_); }
 
  private:
   std::string path_;
