@@ -1,0 +1,42 @@
+#pragma once
+// The PostgreSQL backend of the ledger store (issue 47; the draft design is
+// docs/ledger_postgresql.md): one schema, "dpbudget", holds many ledgers,
+// each keyed by its name; an append is one READ COMMITTED transaction that
+// locks the ledger's row first (SELECT ... FOR UPDATE), reads, asks the
+// caller, appends. Built only with -DDPBUDGET_POSTGRESQL=ON (libpq).
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "store/ledger_store.hpp"
+
+namespace dpb::store {
+
+/// Whether `ledger` names a PostgreSQL server rather than a file: a libpq URI
+/// (postgresql:// or postgres://), or a keyword/value connection string whose
+/// first word is a keyword libpq knows, followed by '=' ("service=team").
+bool is_postgresql_address(const std::string& ledger);
+
+/// Whether a connection string holds a password (the caller refuses it: the
+/// process list shows a program's arguments).
+bool conninfo_has_password(const std::string& conninfo);
+
+/// The connection string as messages show it: postgresql://USER@HOST:PORT/DB,
+/// each part only when given, never a password.
+std::string conninfo_label(const std::string& conninfo);
+
+/// Creates ledger `name` on the server: the schema first when the database
+/// has none and the role may create it. Refuses a name already taken
+/// (StoreError::Kind::exists). `key`: the HMAC key, or nullopt for SHA-256.
+std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninfo,
+                                                      const std::string& name, const Header& header,
+                                                      const std::optional<std::string>& key);
+
+/// Opens ledger `name`: checks the schema's version and the key as
+/// open_sqlite_ledger does. A role that may only read can open it; its
+/// append is refused by the server.
+std::unique_ptr<LedgerStore> open_postgresql_ledger(const std::string& conninfo,
+                                                    const std::string& name,
+                                                    const std::optional<std::string>& key);
+
+}  // namespace dpb::store
