@@ -12,7 +12,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <regex>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -396,17 +395,10 @@ class PostgresqlLedgerStore final : public LedgerStore {
 
 }  // namespace
 
-bool is_postgresql_address(const std::string& ledger) {
-  if (ledger.rfind("postgresql://", 0) == 0 || ledger.rfind("postgres://", 0) == 0) return true;
-  static const std::regex keyword_first(R"(^\s*([a-z_]+)\s*=)");
-  std::smatch m;
-  if (!std::regex_search(ledger, m, keyword_first)) return false;
-  PQconninfoOption* defaults = PQconndefaults();
-  bool known = false;
-  for (PQconninfoOption* o = defaults; o && o->keyword; ++o)
-    if (m[1] == o->keyword) known = true;
-  PQconninfoFree(defaults);
-  return known;
+bool conninfo_parses(const std::string& conninfo) {
+  bool parsed = false;
+  (void)conninfo_values(conninfo, "host", &parsed);
+  return parsed;
 }
 
 bool conninfo_has_password(const std::string& conninfo) {

@@ -3,19 +3,19 @@
 // docs/ledger_postgresql.md): one schema, "dpbudget", holds many ledgers,
 // each keyed by its name; an append is one READ COMMITTED transaction that
 // locks the ledger's row first (SELECT ... FOR UPDATE), reads, asks the
-// caller, appends. Built only with -DDPBUDGET_POSTGRESQL=ON (libpq).
+// caller, appends. Built only with -DDPBUDGET_POSTGRESQL=ON (libpq); without
+// it, ledger_address.cpp defines these functions as refusals.
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "store/ledger_address.hpp"
 #include "store/ledger_store.hpp"
 
 namespace dpb::store {
 
-/// Whether `ledger` names a PostgreSQL server rather than a file: a libpq URI
-/// (postgresql:// or postgres://), or a keyword/value connection string whose
-/// first word is a keyword libpq knows, followed by '=' ("service=team").
-bool is_postgresql_address(const std::string& ledger);
+/// Whether libpq reads `conninfo` (a URI or keyword/value string).
+bool conninfo_parses(const std::string& conninfo);
 
 /// Whether a connection string holds a password (the caller refuses it: the
 /// process list shows a program's arguments).

@@ -1,6 +1,7 @@
 #include "cli/run/dataset_ledger.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -14,6 +15,8 @@
 #include "cli/flags/choices.hpp"
 #include "cli/flags/neighbouring_choices.hpp"
 #include "cli/input/spec_input.hpp"
+#include "store/ledger_address.hpp"
+#include "store/postgresql_ledger_store.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -51,7 +54,13 @@ std::string_view to_string(PrivacyUnit unit) {
 }
 
 void add_ledger_file_flags(CLI::App& app, LedgerFileFlags& f) {
-  record_file(app.add_option("--ledger", f.ledger, "the ledger file (SQLite), one per dataset"));
+  record_file(app.add_option("--ledger", f.ledger,
+                             "the ledger file (SQLite), one per dataset; or a PostgreSQL server: "
+                             "postgresql://USER@HOST/DB or a libpq connection string, with "
+                             "--ledger-name (its password from PGPASSFILE, never here)"));
+  app.add_option("--ledger-name", f.ledger_name,
+                 "the ledger's name on the PostgreSQL server --ledger names (letters, digits, "
+                 "'.', '_', '-'; one ledger per dataset)");
   record_file(
       app.add_option("--key-file", f.key_file,
                      "file whose bytes (16 to 4096) key the ledger's hash chain "
@@ -95,19 +104,74 @@ store::Header ledger_header(const DatasetBudget& b, PrivacyUnit unit,
   return h;
 }
 
+bool check_ledger_address(const LedgerFileFlags& f) {
+  if (!store::is_postgresql_address(f.ledger)) {
+    if (!f.ledger_name.empty())
+      throw UsageError(
+          "--ledger-name: only with a PostgreSQL --ledger (postgresql://... or a libpq "
+          "connection string); a ledger file holds one ledger");
+    return false;
+  }
+  if (!store::postgresql_supported())
+    throw UsageError(
+        "--ledger: names a PostgreSQL server, but this dpbudget was built without PostgreSQL "
+        "support (cmake -DDPBUDGET_POSTGRESQL=ON -DDPBUDGET_STATIC=OFF); give a ledger file");
+  if (!store::conninfo_parses(f.ledger))
+    throw UsageError(
+        "--ledger: not a PostgreSQL connection string libpq reads (postgresql://USER@HOST/DB or "
+        "keyword=value pairs)");
+  if (store::conninfo_has_password(f.ledger))
+    throw UsageError(
+        "--ledger: holds a password; put the password in PGPASSFILE or ~/.pgpass (or a service "
+        "file, or PGPASSWORD), not on the command line: the process list shows it");
+  if (f.ledger_name.empty())
+    throw UsageError(
+        "--ledger-name is required with a PostgreSQL --ledger (the ledger's name on the server)");
+  const std::string& n = f.ledger_name;
+  const bool valid =
+      n.size() <= 128 && std::isalnum(static_cast<unsigned char>(n[0])) &&
+      std::all_of(n.begin(), n.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+      });
+  if (!valid)
+    throw UsageError("--ledger-name: '" + n +
+                     "' is no ledger name (1 to 128 letters, digits, '.', '_', '-', starting with "
+                     "a letter or digit)");
+  return true;
+}
+
+std::string ledger_label(const LedgerFileFlags& f) {
+  if (!store::is_postgresql_address(f.ledger) || !store::postgresql_supported()) return f.ledger;
+  return store::conninfo_label(f.ledger) + " ledger " + f.ledger_name;
+}
+
+std::unique_ptr<store::LedgerStore> create_ledger(const LedgerFileFlags& f,
+                                                  const store::Header& header,
+                                                  const std::optional<std::string>& key) {
+  const bool postgresql = check_ledger_address(f);
+  try {
+    if (postgresql) return store::create_postgresql_ledger(f.ledger, f.ledger_name, header, key);
+    return store::create_sqlite_ledger(f.ledger, header, key);
+  } catch (const store::StoreError& e) {
+    throw LedgerError(e.what());
+  }
+}
+
 OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
   if (f.ledger.empty()) throw UsageError("--ledger is required (the ledger file)");
+  const bool postgresql = check_ledger_address(f);
   const auto key = read_key(f);
   OpenLedger out;
-  out.path = f.ledger;
+  out.path = ledger_label(f);
   out.has_key = key.has_value();
   try {
-    out.store = store::open_sqlite_ledger(f.ledger, writable, key);
+    out.store = postgresql ? store::open_postgresql_ledger(f.ledger, f.ledger_name, key)
+                           : store::open_sqlite_ledger(f.ledger, writable, key);
   } catch (const store::StoreError& e) {
     throw LedgerError(e.what());
   }
   const store::Header& h = out.store->header();
-  const std::string& path = f.ledger;
+  const std::string& path = out.path;
   if (header_value(h, "format", path) != kFormat)
     throw LedgerError(path + ": not a dpbudget ledger (format '" + h.at("format") + "')");
   try {

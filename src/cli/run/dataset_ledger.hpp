@@ -25,12 +25,31 @@ inline constexpr std::array<Choice<PrivacyUnit>, 2> kPrivacyUnitChoices{{
 }};
 std::string_view to_string(PrivacyUnit unit);
 
-/// --ledger FILE and --key-file FILE, which every ledger verb takes.
+/// --ledger FILE and --key-file FILE, which every ledger verb takes, and
+/// --ledger-name NAME, the ledger's name when --ledger names a PostgreSQL
+/// server (docs/ledger_postgresql.md#naming-a-ledger-on-the-command-line).
 struct LedgerFileFlags {
   std::string ledger;
   std::string key_file;
+  std::string ledger_name;
 };
 void add_ledger_file_flags(CLI::App& app, LedgerFileFlags& flags);
+
+/// Whether --ledger names a PostgreSQL server; checks --ledger and
+/// --ledger-name (--ledger given): a server's address without a password,
+/// in a build that has the PostgreSQL store, with a valid --ledger-name; a
+/// file without --ledger-name. Throws UsageError naming the flag.
+bool check_ledger_address(const LedgerFileFlags& flags);
+
+/// The ledger as outputs and messages name it: the file's path as given, or
+/// postgresql://USER@HOST/DB ledger NAME (never a password).
+std::string ledger_label(const LedgerFileFlags& flags);
+
+/// Creates the ledger --ledger names (a file or a server's ledger). Throws
+/// LedgerError for a store's failure.
+std::unique_ptr<store::LedgerStore> create_ledger(const LedgerFileFlags& flags,
+                                                  const store::Header& header,
+                                                  const std::optional<std::string>& key);
 
 /// The key's bytes from --key-file (nullopt without it): at least 16 bytes,
 /// at most 4 KiB. Throws UsageError.

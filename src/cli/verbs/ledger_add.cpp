@@ -160,7 +160,7 @@ report::Record add_record(const LedgerAddFlags& f, const OpenLedger& ledger, con
                           const std::optional<store::Entry>& recorded, std::optional<double> own) {
   const DatasetBudget& b = ledger.budget;
   report::Record r;
-  r.add("ledger", report::text(f.file.ledger));
+  r.add("ledger", report::text(ledger_label(f.file)));
   r.add("name", report::text(f.name));
   r.add("verdict", report::text(d.admitted ? (f.dry_run ? "fits" : "recorded") : "refused"));
   r.add("dry_run", report::visible(report::boolean(f.dry_run), report::Show::data));

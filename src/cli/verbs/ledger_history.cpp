@@ -28,7 +28,7 @@ int run_ledger_history(const LedgerHistoryFlags& f, std::ostream& out, std::ostr
   const std::vector<LedgerEntry>& entries = read.entries;
   report::Report rep;
   rep.command = "ledger-history";
-  rep.inputs.add("ledger", report::text(f.file.ledger));
+  rep.inputs.add("ledger", report::text(ledger_label(f.file)));
   rep.inputs.add("budget_epsilon", report::number(b.epsilon));
   rep.inputs.add("budget_delta", report::number(b.delta));
   // Running sums over the releases in force as of each entry: a release

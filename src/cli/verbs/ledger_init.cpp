@@ -86,20 +86,16 @@ int run_ledger_init(const LedgerInitFlags& f, std::ostream& out, std::ostream& e
                                                    : parse_accountants_flag(f.accountant);
   check_output_flags(f.output);
   if (f.file.ledger.empty()) throw UsageError("--ledger is required (the file to create)");
+  (void)check_ledger_address(f.file);
   const auto key = read_key(f.file);
   if (only_checking()) return kOk;
 
-  std::unique_ptr<store::LedgerStore> created;
-  try {
-    created = store::create_sqlite_ledger(
-        f.file.ledger, ledger_header(budget, unit, accountants, f.dataset, recorder(f.by)), key);
-  } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
-  }
+  const std::unique_ptr<store::LedgerStore> created = create_ledger(
+      f.file, ledger_header(budget, unit, accountants, f.dataset, recorder(f.by)), key);
   report::Report rep;
   rep.command = "ledger-init";
   report::Record r;
-  r.add("ledger", report::text(f.file.ledger));
+  r.add("ledger", report::text(ledger_label(f.file)));
   r.add("epsilon", report::number(budget.epsilon));
   r.add("delta", report::number(budget.delta));
   r.add("unit", report::text(std::string(to_string(unit))));

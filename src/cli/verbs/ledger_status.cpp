@@ -196,7 +196,7 @@ int run_ledger_status(const LedgerStatusFlags& f, std::ostream& out, std::ostrea
 
   report::Report rep;
   rep.command = "ledger-status";
-  rep.inputs.add("ledger", report::text(f.file.ledger));
+  rep.inputs.add("ledger", report::text(ledger_label(f.file)));
   rep.inputs.add("budget_epsilon", report::number(b.epsilon));
   rep.inputs.add("budget_delta", report::number(b.delta));
   rep.inputs.add("unit", report::text(std::string(to_string(ledger.unit))));

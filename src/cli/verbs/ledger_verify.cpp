@@ -68,7 +68,7 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
   report::Report rep;
   rep.command = "ledger-verify";
   report::Record r;
-  r.add("ledger", report::text(f.file.ledger));
+  r.add("ledger", report::text(ledger_label(f.file)));
   r.add("entries", report::integer(static_cast<std::int64_t>(stored.size())));
   r.add("keyed", report::boolean(ledger.store->keyed()));
   r.add("verified", report::boolean(problems.empty()));

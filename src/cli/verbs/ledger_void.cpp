@@ -54,7 +54,7 @@ int run_ledger_void(const LedgerVoidFlags& f, std::ostream& out, std::ostream& e
   report::Report rep;
   rep.command = "ledger-void";
   report::Record r;
-  r.add("ledger", report::text(f.file.ledger));
+  r.add("ledger", report::text(ledger_label(f.file)));
   r.add("entry", report::integer(recorded->seq));
   r.add("voids", report::integer(target));
   r.add("name", report::text(name));

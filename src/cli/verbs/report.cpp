@@ -473,6 +473,9 @@ int run_report(const ReportFlags& f, std::ostream& out, std::ostream& err) {
                   Neighbouring::add_remove};
   if (!f.ledger.key_file.empty() && f.ledger.ledger.empty())
     throw UsageError("--key-file: only with --ledger (the key of the dataset's ledger)");
+  if (!f.ledger.ledger_name.empty() && f.ledger.ledger.empty())
+    throw UsageError("--ledger-name: only with --ledger (the ledger's name on its server)");
+  if (!f.ledger.ledger.empty()) (void)check_ledger_address(f.ledger);
   if (only_checking()) return kOk;
 
   Statement st = ask_accountants(make_question(run, loaded->choice, in.deltas, false),

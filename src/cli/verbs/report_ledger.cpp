@@ -25,7 +25,7 @@ void dataset_budget_section(report::Document& doc, const LedgerFileFlags& file,
   text("The dataset" + dataset + " has a budget of (epsilon, delta) = (" + plain(b.epsilon) + ", " +
        plain(b.delta) + ") for " + unit + " under the " + std::string(to_string(b.neighbouring)) +
        " relation, kept in a ledger of " + std::to_string(in_force.size()) +
-       " releases in force (ledger " + file.ledger + ", " + std::to_string(stored.size()) +
+       " releases in force (ledger " + ledger.path + ", " + std::to_string(stored.size()) +
        " entries).");
   const std::string json = event_to_json(release).dump();
   const LedgerEntry* own = nullptr;
