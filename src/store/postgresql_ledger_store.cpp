@@ -95,8 +95,8 @@ StoreError::Kind pg_kind(const std::string& state) {
 std::string pg_hint(const std::string& state) {
   if (state == "42501") return " (this role may not do that: ask for the writer's grants)";
   if (state == "42P01" || state == "3F000")
-    return " (no dpbudget ledger schema in this database: ledger-init creates it, or an "
-           "administrator runs its SQL, docs/ledger_postgresql.md#schema)";
+    return " (no dpbudget ledger schema in this database: ledger-init creates it where the "
+           "role may, or an administrator runs docs/ledger_postgresql.sql)";
   if (state == "55P03") return " (another writer held the ledger for 60 s)";
   return "";
 }
@@ -228,11 +228,16 @@ class PostgresqlLedgerStore final : public LedgerStore {
       // looks: a role without it must not run it on a schema that exists.
       const auto exists =
           db_.exec("SELECT to_regclass('dpbudget.entries') IS NOT NULL", "cannot create");
-      if (cell(exists, 0, 0) != "t") db_.exec_script(kPgSchemaSql, "cannot create the schema");
-      db_.exec(
-          "INSERT INTO dpbudget.meta (key, value) VALUES ('schema_version', $1) "
-          "ON CONFLICT DO NOTHING",
-          {std::to_string(kLedgerSchemaVersion)}, "cannot create");
+      // A schema made by an administrator (docs/ledger_postgresql.sql) has
+      // its version already; a role that may only add ledgers may not write
+      // to meta.
+      if (cell(exists, 0, 0) != "t") {
+        db_.exec_script(kPgSchemaSql, "cannot create the schema");
+        db_.exec(
+            "INSERT INTO dpbudget.meta (key, value) VALUES ('schema_version', $1) "
+            "ON CONFLICT DO NOTHING",
+            {std::to_string(kLedgerSchemaVersion)}, "cannot create");
+      }
       check_schema_version();
       try {
         db_.exec("INSERT INTO dpbudget.ledgers (name) VALUES ($1)", {name_}, "cannot create");

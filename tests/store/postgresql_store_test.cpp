@@ -9,6 +9,7 @@
 // append leaves the ledger as it was, with one clear error. Exit 77 (CTest:
 // skipped) when the server is not installed.
 #include <doctest/doctest.h>
+#include <libpq-fe.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,64 +23,15 @@
 
 #include "store/ledger_store.hpp"
 #include "store/postgresql_ledger_store.hpp"
+#include "support/pg_cluster.hpp"
 
 using dpb::store::Entry;
 using dpb::store::Header;
 using dpb::store::NewEntry;
 using dpb::store::StoreError;
+using dpb::test::cluster;
 
 namespace {
-
-const std::string kClusterScript = DPBUDGET_SOURCE_DIR "/tests/support/pg_cluster.sh";
-
-/// The cluster for this process: started on first use, removed at exit.
-struct Cluster {
-  std::map<std::string, std::string> vars;
-  Cluster() {
-    // --fsync off: a crash of the server (what these tests make) loses nothing
-    // committed either way, and its recovery takes 0.2 s rather than 5 s.
-    FILE* p = ::popen(("bash " + kClusterScript + " start --fsync off").c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::array<char, 4096> line{};
-    while (std::fgets(line.data(), static_cast<int>(line.size()), p)) {
-      std::string l(line.data());
-      if (!l.empty() && l.back() == '\n') l.pop_back();
-      const auto eq = l.find('=');
-      if (eq != std::string::npos) vars[l.substr(0, eq)] = l.substr(eq + 1);
-    }
-    const int status = ::pclose(p);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) std::_Exit(77);  // skipped, said why
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    ::setenv("PGPASSFILE", vars.at("PGPASSFILE").c_str(), 1);
-  }
-  ~Cluster() {
-    if (vars.count("PG_CLUSTER_DIR"))
-      (void)std::system(
-          ("bash " + kClusterScript + " remove " + vars.at("PG_CLUSTER_DIR")).c_str());
-  }
-  std::string uri(const std::string& role) const { return vars.at("PG_URI_" + role); }
-  /// psql as the owner: the grants an administrator gives.
-  void as_owner(const std::string& sql) const {
-    const std::string cmd =
-        "psql -X -q -v ON_ERROR_STOP=1 '" + uri("OWNER") + "' -c \"" + sql + "\"";
-    REQUIRE(std::system(cmd.c_str()) == 0);
-  }
-  void stop_immediate() const {
-    REQUIRE(
-        std::system(("bash " + kClusterScript + " stop " + vars.at("PG_CLUSTER_DIR") + " immediate")
-                        .c_str()) == 0);
-  }
-  void restart() const {
-    REQUIRE(std::system(
-                ("bash " + kClusterScript + " restart " + vars.at("PG_CLUSTER_DIR")).c_str()) == 0);
-  }
-};
-
-const Cluster& cluster() {
-  static const Cluster c;
-  return c;
-}
 
 /// The schema is created by the owner's first ledger-init; then the writer
 /// and the reader get what docs/ledger_postgresql.md#roles-and-grants says.
@@ -278,4 +230,19 @@ TEST_CASE("postgresql store: the server stopped inside an append leaves the ledg
   CHECK(dpb::store::verify_chain(*after, entries).empty());
   REQUIRE(after->append_if([](const auto&) { return release("after"); }));
   CHECK(after->entries().size() == 2);
+}
+
+TEST_CASE("postgresql store: every libpq keyword starts a connection string --ledger recognises") {
+  PQconninfoOption* defaults = PQconndefaults();
+  REQUIRE(defaults != nullptr);
+  for (PQconninfoOption* o = defaults; o->keyword; ++o) {
+    CAPTURE(o->keyword);
+    CHECK(dpb::store::is_postgresql_address(std::string(o->keyword) + "=x"));
+  }
+  PQconninfoFree(defaults);
+  CHECK(dpb::store::is_postgresql_address("postgres://u@h/d"));
+  CHECK(dpb::store::is_postgresql_address(" host = /tmp/x dbname=d"));
+  CHECK_FALSE(dpb::store::is_postgresql_address("./service=x"));
+  CHECK_FALSE(dpb::store::is_postgresql_address("budget=1.ledger"));
+  CHECK_FALSE(dpb::store::is_postgresql_address("/tmp/host=x"));
 }
