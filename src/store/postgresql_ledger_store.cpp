@@ -232,7 +232,15 @@ class PostgresqlLedgerStore final : public LedgerStore {
       // its version already; a role that may only add ledgers may not write
       // to meta.
       if (cell(exists, 0, 0) != "t") {
-        db_.exec_script(kPgSchemaSql, "cannot create the schema");
+        try {
+          db_.exec_script(kPgSchemaSql, "cannot create the schema");
+        } catch (const StoreError& e) {
+          if (std::string(e.what()).find("permission denied") == std::string::npos) throw;
+          throw StoreError(StoreError::Kind::io,
+                           db_.label() +
+                               ": cannot create the schema dpbudget: this role may not (an "
+                               "administrator creates it with docs/ledger_postgresql.sql)");
+        }
         db_.exec(
             "INSERT INTO dpbudget.meta (key, value) VALUES ('schema_version', $1) "
             "ON CONFLICT DO NOTHING",

@@ -1,7 +1,8 @@
 // docs/ledger_postgresql.sql, the administrator's SQL (issue 47;
 // docs/ledger_postgresql.md#roles-and-grants), applied by the superuser to a
 // fresh throwaway cluster (tests/support/pg_cluster.hpp; exit 77, CTest:
-// skipped, without the server); then the ledger verbs through the built
+// skipped, without the server; before it, a role that may not create the
+// schema is told to ask for that file); then the ledger verbs through the built
 // binary as roles given its group roles: dpb_owner (dpbudget_init) creates a
 // ledger, dpb_writer (dpbudget_writer) adds and voids but may not create one,
 // dpb_reader (dpbudget_reader) reads and verifies but its add is refused with
@@ -44,6 +45,12 @@ std::size_t entries_in(const std::string& role) {
 
 TEST_CASE("postgresql admin SQL: applied once, then each role does what its grants allow") {
   const auto& c = cluster();
+  // Before it, a role that may not create the schema is told which file to ask for.
+  const Run no_schema =
+      run_dpbudget(with({"ledger-init", "--epsilon", "1", "--delta", "1e-6"}, as("WRITER")));
+  CAPTURE(no_schema.err);
+  CHECK(no_schema.status == 7);
+  CHECK(no_schema.err.find("docs/ledger_postgresql.sql") != std::string::npos);
   REQUIRE(c.psql_file("ADMIN", kSqlFile));
   // Applying it again is refused as a whole (the schema exists): no change.
   CHECK_FALSE(c.psql_file("ADMIN", kSqlFile));
