@@ -550,9 +550,10 @@ _dpbudget() {
         --pld-interval) COMPREPLY=(); return ;;
         --pld-tolerance) COMPREPLY=(); return ;;
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --fpr --prior --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --ledger --key-file'
+      flags='-h --help -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --delta --fpr --prior --format -o --output --spec --neighbouring --schedule --print-spec --accountant --orders --conversion --composition --pld-interval --pld-tolerance --ledger --ledger-name --key-file'
       ;;
     mf-sensitivity)
       case $prev in
@@ -655,6 +656,7 @@ _dpbudget() {
     ledger-init)
       case $prev in
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --epsilon) COMPREPLY=(); return ;;
         --delta) COMPREPLY=(); return ;;
@@ -668,11 +670,12 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --epsilon --delta --neighbouring --unit --planned --filter --filter-orders --planned-accountants --dataset --by --format --precision'
+      flags='-h --help --ledger --ledger-name --key-file --epsilon --delta --neighbouring --unit --planned --filter --filter-orders --planned-accountants --dataset --by --format --precision'
       ;;
     ledger-add)
       case $prev in
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --name) COMPREPLY=(); return ;;
         --note) COMPREPLY=(); return ;;
@@ -702,11 +705,12 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --schedule --format --precision'
+      flags='-h --help --ledger --ledger-name --key-file --name --note --by --unit --dry-run -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --spec --schedule --format --precision'
       ;;
     ledger-status)
       case $prev in
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --accountant) COMPREPLY=($(compgen -W 'rdp gdp composition pld all' -- "$cur")); return ;;
         --orders) COMPREPLY=(); return ;;
@@ -737,37 +741,41 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
+      flags='-h --help --ledger --ledger-name --key-file --accountant --orders --conversion --composition --pld-interval --pld-tolerance --next-spec -q --sampling-rate --sigma --noise-multiplier -T --steps --dataset-size --batch-size --accumulation-steps --epochs --last-batch --sampling --group-noise-multipliers --participations --records-per-user --clipping-count-noise --noise-std --noise-sd --clipping-norm --noise-on --clients --clients-per-round --rounds --format --precision'
       ;;
     ledger-history)
       case $prev in
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --format --precision'
+      flags='-h --help --ledger --ledger-name --key-file --format --precision'
       ;;
     ledger-export)
       case $prev in
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      flags='-h --help --ledger --key-file'
+      flags='-h --help --ledger --ledger-name --key-file'
       ;;
     ledger-verify)
       case $prev in
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --head) COMPREPLY=(); return ;;
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --head --format --precision'
+      flags='-h --help --ledger --ledger-name --key-file --head --format --precision'
       ;;
     ledger-void)
       case $prev in
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --entry) COMPREPLY=(); return ;;
         --reason) COMPREPLY=(); return ;;
@@ -775,7 +783,7 @@ _dpbudget() {
         --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
         --precision) COMPREPLY=(); return ;;
       esac
-      flags='-h --help --ledger --key-file --entry --reason --by --format --precision'
+      flags='-h --help --ledger --ledger-name --key-file --entry --reason --by --format --precision'
       ;;
     *) return ;;
   esac
