@@ -406,3 +406,21 @@ TEST_CASE("ledger: a next DP-SGD run's steps or sigma left, as the marked spec o
   CHECK(shuffled.status == kUsage);
   CHECK(shuffled.err.find("replace_special") != std::string::npos);
 }
+
+TEST_CASE(
+    "ledger: a PostgreSQL --ledger is refused in one line without PostgreSQL support (else no "
+    "server there)") {
+  using namespace dataset_ledger_e2e;
+  // Built without -DDPBUDGET_POSTGRESQL: exit 2 saying so; built with it: no
+  // server at that socket, exit 7. Either way one line, no file made.
+  const Run r =
+      run_dpbudget({"ledger-status", "--ledger", "postgresql://u@%2Ftmp%2Fdpbudget_no_server/db",
+                    "--ledger-name", "x"});
+  CAPTURE(r.err);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  if (r.status == kUsage)
+    CHECK(r.err.find("--ledger: names a PostgreSQL server, but this dpbudget was built without "
+                     "PostgreSQL support") != std::string::npos);
+  else
+    CHECK((r.status == kUnavailable && r.err.find("cannot connect") != std::string::npos));
+}
