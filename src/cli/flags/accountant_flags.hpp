@@ -39,8 +39,9 @@ struct SettingsRead {
 
 /// Declares --accountant and every registered accountant's settings' flags.
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
-/// With no --accountant on a verb that states or solves for a DP-SGD run's
-/// figure, one line on stderr: the default accountant's figure is a sound
+/// With no --accountant on a verb that states or solves for a Poisson-sampled
+/// DP-SGD run's figure (callers check the scheme: there pld's interval is
+/// tight), one line on stderr: the default accountant's figure is a sound
 /// upper bound, not a tight one, and which accountant gives the tight one
 /// (docs/claims.md#default-accountant).
 void note_default_accountant(const AccountantFlags& flags, std::ostream& err);

@@ -205,7 +205,7 @@ CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
       throw UsageError("--epsilon is required with --solve (the targets)");
     c.source = jobs_from_flags(f.run, c.unknown, deltas, epsilons);
     note_assumed_poisson(f.run, err);
-    note_default_accountant(f.accountant, err);
+    if (f.run.sampling == "poisson") note_default_accountant(f.accountant, err);
   }
   return c;
 }
