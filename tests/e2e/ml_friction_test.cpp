@@ -192,7 +192,7 @@ TEST_CASE("federated: report states the guarantee for one client") {
 TEST_CASE("federated parameters are refused beside the DP-SGD ones, named as given") {
   check_refused({"epsilon", "--clients", "10000", "--batch-size", "100", "--rounds", "20",
                  "--sigma", "1", "--delta", "1e-5"},
-                {"--batch-size", "--clients"});
+                {"--batch-size", "--clients", "give --clients-per-round"});
   check_refused({"epsilon", "--clients", "10000", "--clients-per-round", "100", "--epochs", "2",
                  "--sigma", "1", "--delta", "1e-5"},
                 {"--epochs", "rounds"});
