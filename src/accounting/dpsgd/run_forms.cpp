@@ -80,8 +80,10 @@ RunValues as_dp_sgd(const RunValues& v) {
   };
   refuse(v.dataset_size.has_value(), F::dataset_size,
          "a federated run's population is its clients");
-  refuse(v.batch_size.has_value(), F::batch_size,
-         "a round samples clients: give clients_per_round");
+  if (v.batch_size)
+    throw RunParameterError(
+        F::batch_size, {F::batch_size, ": not with ", federated, " (a round samples clients: give ",
+                        F::clients_per_round, ")"});
   refuse(v.steps.has_value(), F::steps, "a federated run counts rounds");
   refuse(v.epochs.has_value(), F::epochs, "a federated run counts rounds, not passes");
   refuse(v.last_batch.has_value(), F::last_batch, "a federated run counts rounds");

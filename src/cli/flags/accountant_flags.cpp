@@ -105,8 +105,8 @@ void add_accountant_flags(CLI::App& app, AccountantFlags& f) {
     for (const auto& setting : d.settings) add_setting_flag(app, f, setting);
 }
 
-void note_default_accountant(const AccountantFlags& f, std::ostream& err) {
-  if (!f.accountant.empty()) return;
+void note_default_accountant(const AccountantFlags& f, Sampling sampling, std::ostream& err) {
+  if (!f.accountant.empty() || sampling != Sampling::poisson) return;
   err << "dpbudget: note: " << default_accountant().name
       << ", the default accountant, gives a sound upper bound that is not tight (MNIST's 30 "
          "epochs at sigma 1.1: 1.79 where the true epsilon is 1.64); --accountant pld gives the "

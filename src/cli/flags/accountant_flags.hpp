@@ -40,10 +40,11 @@ struct SettingsRead {
 /// Declares --accountant and every registered accountant's settings' flags.
 void add_accountant_flags(CLI::App& app, AccountantFlags& flags);
 /// With no --accountant on a verb that states or solves for a DP-SGD run's
-/// figure, one line on stderr: the default accountant's figure is a sound
-/// upper bound, not a tight one, and which accountant gives the tight one
+/// figure, and the run Poisson-sampled (where pld's interval is tight), one
+/// line on stderr: the default accountant's figure is a sound upper bound,
+/// not a tight one, and which accountant gives the tight one
 /// (docs/claims.md#default-accountant).
-void note_default_accountant(const AccountantFlags& flags, std::ostream& err);
+void note_default_accountant(const AccountantFlags& flags, Sampling sampling, std::ostream& err);
 /// The accountants --accountant names: each text a name, `all` or a comma list
 /// of them (the flag may be repeated). `all` is every registered accountant in
 /// registry order; a name given twice (`rdp,rdp`, `pld,all`) keeps its first

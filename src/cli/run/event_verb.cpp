@@ -30,7 +30,7 @@ int run_event_verb(const EventVerbFlags& f, bool solve_delta, std::ostream& out,
   // stdout keeps the full table; stderr says why the run fails.
   std::optional<BudgetCheck> check;
   if (budget) check = check_budget(question, answer, *budget);
-  if (question.run) note_default_accountant(f.accountant, err);
+  if (question.run) note_default_accountant(f.accountant, question.run->sampling, err);
   emit(rep, f.output, out);
   return report_budget(answer, check, budget.value_or(0), choice.names, err);
 }

@@ -322,7 +322,7 @@ int run_solver(const SolverFlags& f, const std::string& name, Unknown unknown, s
         "note: --clipping-count-noise: noise_multiplier is the gradient's, "
         "(z^-2 - (2 sigma_b)^-2)^(-1/2) of the combined_noise_multiplier z that meets the target "
         "(Andrew et al. 2021, Theorem 1)");
-  note_default_accountant(f.accountant, err);
+  note_default_accountant(f.accountant, run.sampling, err);
   emit(rep, f.output, out);
   return kOk;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "accounting/dpsgd/epsilon_series.hpp"
+#include "accounting/dpsgd/run_forms.hpp"
 #include "cli/input/spec_input.hpp"
 
 namespace dpb::cli::statement {
@@ -112,10 +113,8 @@ report::Table parameter_table(const DpSgdRun& run, const std::string& accountant
   if (run.clipping_norm) {
     row("clipping norm C", plain(*run.clipping_norm));
     const bool mean = run.noise_on == NoiseOn::mean && run.batch_size;
-    const double std_dev =
-        run.noise_std ? *run.noise_std
-        : mean ? run.noise_multiplier * *run.clipping_norm / static_cast<double>(*run.batch_size)
-               : run.noise_multiplier * *run.clipping_norm;
+    // The std as given, or the one σ means (noise_std_of, as the inputs echo it).
+    const double std_dev = run.noise_std ? *run.noise_std : noise_std_of(run);
     row(mean ? "noise standard deviation on the mean gradient, sigma C / B"
              : "noise standard deviation sigma C",
         plain(std_dev));

@@ -205,7 +205,8 @@ CheckedSweep check_sweep(const SweepFlags& f, std::ostream& err) {
       throw UsageError("--epsilon is required with --solve (the targets)");
     c.source = jobs_from_flags(f.run, c.unknown, deltas, epsilons);
     note_assumed_poisson(f.run, err);
-    note_default_accountant(f.accountant, err);
+    note_default_accountant(f.accountant,
+                            parse_choice("--sampling", f.run.sampling, kSamplingChoices), err);
   }
   return c;
 }
