@@ -8,8 +8,6 @@
 // there, before it reads anything), then reads, decides and appends.
 #include "store/postgresql_ledger_store.hpp"
 
-#include <libpq-fe.h>
-
 #include <chrono>
 #include <cstdint>
 #include <thread>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "store/ledger_chain.hpp"
+#include "store/libpq_library.hpp"
 
 namespace dpb::store {
 namespace {
@@ -65,7 +64,7 @@ INSERT INTO dpbudget.meta (key, value) VALUES ('application', 'dpbudget-ledger')
 )sql";
 
 struct PgResultFree {
-  void operator()(PGresult* r) const { PQclear(r); }
+  void operator()(PGresult* r) const { pq().PQclear(r); }
 };
 using PgResult = std::unique_ptr<PGresult, PgResultFree>;
 
@@ -104,14 +103,14 @@ std::string pg_hint(const std::string& state) {
 std::vector<std::string> conninfo_values(const std::string& conninfo, const char* keyword,
                                          bool* parsed) {
   char* error = nullptr;
-  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
-  PQfreemem(error);
+  PQconninfoOption* options = pq().PQconninfoParse(conninfo.c_str(), &error);
+  pq().PQfreemem(error);
   *parsed = options != nullptr;
   std::vector<std::string> out;
   if (!options) return out;
   for (PQconninfoOption* o = options; o->keyword; ++o)
     if (std::string(o->keyword) == keyword && o->val && *o->val) out.push_back(o->val);
-  PQconninfoFree(options);
+  pq().PQconninfoFree(options);
   return out;
 }
 
@@ -131,20 +130,20 @@ class PgConnection {
     const char* keywords[] = {"connect_timeout", "application_name", "dbname", "client_encoding",
                               nullptr};
     const char* values[] = {"10", "dpbudget", conninfo.c_str(), "UTF8", nullptr};
-    conn_ = PQconnectdbParams(keywords, values, 1);
-    if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
-      const std::string why = conn_ ? one_line(PQerrorMessage(conn_)) : "out of memory";
-      PQfinish(conn_);
+    conn_ = pq().PQconnectdbParams(keywords, values, 1);
+    if (!conn_ || pq().PQstatus(conn_) != CONNECTION_OK) {
+      const std::string why = conn_ ? one_line(pq().PQerrorMessage(conn_)) : "out of memory";
+      pq().PQfinish(conn_);
       conn_ = nullptr;
       throw StoreError(StoreError::Kind::io, label_ + ": cannot connect: " + why);
     }
   }
-  ~PgConnection() { PQfinish(conn_); }
+  ~PgConnection() { pq().PQfinish(conn_); }
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
 
   const std::string& label() const { return label_; }
-  bool lost() const { return PQstatus(conn_) != CONNECTION_OK; }
+  bool lost() const { return pq().PQstatus(conn_) != CONNECTION_OK; }
   /// Whether the last failure was the connection's (not the statement's).
   bool dropped() const { return dropped_; }
 
@@ -153,21 +152,21 @@ class PgConnection {
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& p : params) values.push_back(p.c_str());
-    return checked(PgResult(PQexecParams(conn_, sql, static_cast<int>(values.size()), nullptr,
-                                         values.data(), nullptr, nullptr, 0)),
+    return checked(PgResult(pq().PQexecParams(conn_, sql, static_cast<int>(values.size()), nullptr,
+                                              values.data(), nullptr, nullptr, 0)),
                    doing);
   }
   PgResult exec(const char* sql, const char* doing) { return exec(sql, {}, doing); }
   /// Runs several statements (no parameters); throws on any failure.
   PgResult exec_script(const char* sql, const char* doing) {
-    return checked(PgResult(PQexec(conn_, sql)), doing);
+    return checked(PgResult(pq().PQexec(conn_, sql)), doing);
   }
 
   /// `r` when it succeeded, else a StoreError saying why.
   PgResult checked(PgResult r, const char* doing) {
-    const auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+    const auto status = r ? pq().PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return r;
-    const char* state_field = r ? PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
+    const char* state_field = r ? pq().PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
     const std::string state = state_field ? state_field : "";
     // A drop shows as an error libpq made itself (no SQLSTATE: "server closed
     // the connection unexpectedly"), a connection exception (class 08) or the
@@ -177,24 +176,24 @@ class PgConnection {
     if (dropped_)
       throw StoreError(StoreError::Kind::io, label_ + ": " + doing +
                                                  ": the connection to the server was lost (" +
-                                                 one_line(PQerrorMessage(conn_)) + ")");
-    const char* primary = r ? PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+                                                 one_line(pq().PQerrorMessage(conn_)) + ")");
+    const char* primary = r ? pq().PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY) : nullptr;
     throw StoreError(pg_kind(state),
                      label_ + ": " + doing + ": " +
-                         (primary ? std::string(primary) : one_line(PQerrorMessage(conn_))) +
+                         (primary ? std::string(primary) : one_line(pq().PQerrorMessage(conn_))) +
                          pg_hint(state));
   }
 
   /// ROLLBACK when the connection still stands; never throws.
   void rollback_quietly() noexcept {
-    if (!lost()) PQclear(PQexec(conn_, "ROLLBACK"));
+    if (!lost()) pq().PQclear(pq().PQexec(conn_, "ROLLBACK"));
   }
 
   /// Connects again after a drop, up to kPgReconnectTries times.
   bool reconnect() {
     for (const auto wait : kPgReconnectWait) {
       std::this_thread::sleep_for(wait);
-      PQreset(conn_);
+      pq().PQreset(conn_);
       if (!lost()) {
         dropped_ = false;
         return true;
@@ -210,8 +209,8 @@ class PgConnection {
 };
 
 std::string cell(const PgResult& r, int row, int col) {
-  return std::string(PQgetvalue(r.get(), row, col),
-                     static_cast<std::size_t>(PQgetlength(r.get(), row, col)));
+  return std::string(pq().PQgetvalue(r.get(), row, col),
+                     static_cast<std::size_t>(pq().PQgetlength(r.get(), row, col)));
 }
 
 class PostgresqlLedgerStore final : public LedgerStore {
@@ -274,12 +273,13 @@ class PostgresqlLedgerStore final : public LedgerStore {
       check_schema_version();
       const auto ledger =
           db_.exec("SELECT 1 FROM dpbudget.ledgers WHERE name = $1", {name_}, "cannot read");
-      if (PQntuples(ledger.get()) == 0)
+      if (pq().PQntuples(ledger.get()) == 0)
         throw StoreError(StoreError::Kind::not_found,
                          db_.label() + ": no such ledger (create it with 'dpbudget ledger-init')");
       const auto rows = db_.exec("SELECT name, value FROM dpbudget.header WHERE ledger = $1",
                                  {name_}, "cannot read");
-      for (int i = 0; i < PQntuples(rows.get()); ++i) header_[cell(rows, i, 0)] = cell(rows, i, 1);
+      for (int i = 0; i < pq().PQntuples(rows.get()); ++i)
+        header_[cell(rows, i, 0)] = cell(rows, i, 1);
       db_.exec("COMMIT", "cannot read");
     } catch (...) {
       db_.rollback_quietly();
@@ -305,7 +305,7 @@ class PostgresqlLedgerStore final : public LedgerStore {
                "cannot lock for writing");
       const auto lock = db_.exec("SELECT head_seq FROM dpbudget.ledgers WHERE name = $1 FOR UPDATE",
                                  {name_}, "cannot lock for writing");
-      if (PQntuples(lock.get()) == 0)
+      if (pq().PQntuples(lock.get()) == 0)
         throw StoreError(StoreError::Kind::not_found, db_.label() + ": no such ledger");
       const auto current = read_entries();
       auto content = decide(current);
@@ -344,7 +344,7 @@ class PostgresqlLedgerStore final : public LedgerStore {
   void check_schema_version() {
     const auto v =
         db_.exec("SELECT value FROM dpbudget.meta WHERE key = 'schema_version'", "cannot read");
-    if (PQntuples(v.get()) == 0)
+    if (pq().PQntuples(v.get()) == 0)
       throw StoreError(StoreError::Kind::not_a_ledger,
                        db_.label() + ": not a dpbudget ledger schema (no schema version)");
     const long long schema = std::stoll(cell(v, 0, 0));
@@ -362,8 +362,8 @@ class PostgresqlLedgerStore final : public LedgerStore {
         "FROM dpbudget.entries WHERE ledger = $1 ORDER BY seq",
         {name_}, "cannot read");
     std::vector<Entry> out;
-    out.reserve(static_cast<std::size_t>(PQntuples(rows.get())));
-    for (int i = 0; i < PQntuples(rows.get()); ++i) {
+    out.reserve(static_cast<std::size_t>(pq().PQntuples(rows.get())));
+    for (int i = 0; i < pq().PQntuples(rows.get()); ++i) {
       Entry e;
       e.seq = std::stoll(cell(rows, i, 0));
       e.content = {cell(rows, i, 1), cell(rows, i, 2), cell(rows, i, 3),
@@ -393,7 +393,7 @@ class PostgresqlLedgerStore final : public LedgerStore {
                            "unknown (ledger-history shows it)");
     const auto found = db_.exec("SELECT hash FROM dpbudget.entries WHERE ledger = $1 AND seq = $2",
                                 {name_, std::to_string(e.seq)}, "cannot read after reconnecting");
-    if (PQntuples(found.get()) == 1 && cell(found, 0, 0) == e.hash) return;
+    if (pq().PQntuples(found.get()) == 1 && cell(found, 0, 0) == e.hash) return;
     throw StoreError(StoreError::Kind::io,
                      db_.label() +
                          ": the connection was lost while committing; nothing was "

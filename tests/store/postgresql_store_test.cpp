@@ -9,7 +9,6 @@
 // append leaves the ledger as it was, with one clear error. Exit 77 (CTest:
 // skipped) when the server is not installed.
 #include <doctest/doctest.h>
-#include <libpq-fe.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "store/ledger_store.hpp"
+#include "store/libpq_library.hpp"
 #include "store/postgresql_ledger_store.hpp"
 #include "support/pg_cluster.hpp"
 
@@ -233,13 +233,13 @@ TEST_CASE("postgresql store: the server stopped inside an append leaves the ledg
 }
 
 TEST_CASE("postgresql store: every libpq keyword starts a connection string --ledger recognises") {
-  PQconninfoOption* defaults = PQconndefaults();
+  PQconninfoOption* defaults = dpb::store::pq().PQconndefaults();
   REQUIRE(defaults != nullptr);
   for (PQconninfoOption* o = defaults; o->keyword; ++o) {
     CAPTURE(o->keyword);
     CHECK(dpb::store::is_postgresql_address(std::string(o->keyword) + "=x"));
   }
-  PQconninfoFree(defaults);
+  dpb::store::pq().PQconninfoFree(defaults);
   CHECK(dpb::store::is_postgresql_address("postgres://u@h/d"));
   CHECK(dpb::store::is_postgresql_address(" host = /tmp/x dbname=d"));
   CHECK_FALSE(dpb::store::is_postgresql_address("./service=x"));

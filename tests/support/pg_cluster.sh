@@ -37,7 +37,8 @@
 # with a random password (scram-sha-256), kept only in PGPASSFILE.
 #
 # Exit 77 (CTest: skipped), with a line saying why, when the server is not
-# installed (apt-get install -y postgresql-15; .ci/run installs it). Any other
+# installed (apt-get install -y postgresql-15; .ci/run installs it), unless
+# DPBUDGET_REQUIRE_POSTGRESQL=1 (set by .ci/run): then that is a failure. Any other
 # failure exits 1 with the server's log on stderr and leaves nothing behind.
 #
 # As root (CI and the developers' machines run as root), initdb refuses to
@@ -69,6 +70,10 @@ find_bindir() {
     echo "$best"
   elif command -v initdb >/dev/null && command -v pg_ctl >/dev/null; then
     dirname "$(command -v initdb)"
+  elif [ "${DPBUDGET_REQUIRE_POSTGRESQL:-0}" = 1 ]; then
+    # CI sets this (.ci/run): there the server is installed, and a skip
+    # would hide that the PostgreSQL store went untested.
+    die "the PostgreSQL server is not installed and DPBUDGET_REQUIRE_POSTGRESQL=1 forbids skipping"
   else
     echo "SKIP: the PostgreSQL server is not installed (apt-get install -y postgresql-15;" \
       ".ci/run installs it)" >&2
