@@ -11,9 +11,11 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "e2e/run.hpp"
@@ -147,4 +149,25 @@ TEST_CASE("postgresql ledger: --ledger and --ledger-name refused in one line nam
       run_dpbudget({"ledger-status", "--ledger", uri + "?nosuchparameter=1", "--ledger-name", "x"});
   CHECK(unreadable.status == kUsage);
   CHECK(unreadable.err.find("--ledger: not a PostgreSQL connection string") != std::string::npos);
+}
+
+TEST_CASE("postgresql ledger: without libpq a server's --ledger exits 7 in one line naming it") {
+  // DPBUDGET_LIBPQ names the library to open (src/store/libpq_library.cpp):
+  // here one that is not there, and one that is not libpq. No server is
+  // needed: the library is loaded before any connection.
+  for (const auto& [library, says] :
+       {std::pair<std::string, std::string>{
+            "/nonexistent/libpq.so.5",
+            "cannot load PostgreSQL's client library /nonexistent/libpq.so.5 (DPBUDGET_LIBPQ)"},
+        {"libz.so.1", "libz.so.1 has no PQ"}}) {
+    ::setenv("DPBUDGET_LIBPQ", library.c_str(), 1);
+    const Run r = run_dpbudget(
+        {"ledger-status", "--ledger", "postgresql:///dpbudget", "--ledger-name", "census"});
+    ::unsetenv("DPBUDGET_LIBPQ");
+    CAPTURE(r.err);
+    CHECK(r.status == 7);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("dpbudget: error: " + says, 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
 }
