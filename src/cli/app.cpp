@@ -22,6 +22,7 @@
 #include "cli/verbs/completions.hpp"
 #include "dpbudget/version.hpp"
 #include "report/render.hpp"
+#include "store/ledger_store.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -337,6 +338,12 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kLedgerAltered;
   } catch (const LedgerError& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kLedgerUnavailable;
+  } catch (const store::StoreError& e) {
+    // A store's failure that no verb turned into a LedgerError (e.g. the
+    // hash chain's libcrypto missing at the first hash): the ledger cannot
+    // be used, and the store left it as it was.
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kLedgerUnavailable;
   } catch (const NoConfigurations& e) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "store/ledger_chain.hpp"
+#include "store/libcrypto_library.hpp"
 #include "store/libpq_library.hpp"
 
 namespace dpb::store {
@@ -438,6 +439,7 @@ std::string conninfo_label(const std::string& conninfo) {
 std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninfo,
                                                       const std::string& name, const Header& header,
                                                       const std::optional<std::string>& key) {
+  (void)crypto();  // the chain's library, before anything is written
   auto store = std::make_unique<PostgresqlLedgerStore>(conninfo, name);
   store->create(header, key);
   return store;

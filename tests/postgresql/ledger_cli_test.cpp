@@ -174,6 +174,41 @@ TEST_CASE("postgresql ledger: without libpq a server's --ledger exits 7 in one l
   }
 }
 
+TEST_CASE("ledger: without libcrypto a ledger verb exits 7 in one line and creates nothing") {
+  // DPBUDGET_LIBCRYPTO names the hash chain's library (src/store/
+  // libcrypto_library.cpp): one that is not there. ledger-init must leave no
+  // file behind, and the other verbs say the same line.
+  const std::string path = "/tmp/dpbudget_test_" + std::to_string(::getpid()) + "_nocrypto.ledger";
+  std::remove(path.c_str());
+  ::setenv("DPBUDGET_LIBCRYPTO", "/nonexistent/libcrypto.so.3", 1);
+  const Run init =
+      run_dpbudget({"ledger-init", "--ledger", path, "--epsilon", "1", "--delta", "1e-6"});
+  ::unsetenv("DPBUDGET_LIBCRYPTO");
+  CAPTURE(init.err);
+  CHECK(init.status == 7);
+  CHECK(init.out.empty());
+  CHECK(init.err.rfind("dpbudget: error: cannot load OpenSSL's libcrypto "
+                       "/nonexistent/libcrypto.so.3 (DPBUDGET_LIBCRYPTO)",
+                       0) == 0);
+  CHECK(std::count(init.err.begin(), init.err.end(), '\n') == 1);
+  struct stat st {};
+  CHECK(::stat(path.c_str(), &st) != 0);  // no file
+  REQUIRE(
+      run_dpbudget({"ledger-init", "--ledger", path, "--epsilon", "1", "--delta", "1e-6"}).status ==
+      0);
+  ::setenv("DPBUDGET_LIBCRYPTO", "/nonexistent/libcrypto.so.3", 1);
+  for (const char* verb : {"ledger-status", "ledger-verify", "ledger-history"}) {
+    const Run r = run_dpbudget({verb, "--ledger", path});
+    CAPTURE(verb);
+    CAPTURE(r.err);
+    CHECK(r.status == 7);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  ::unsetenv("DPBUDGET_LIBCRYPTO");
+  std::remove(path.c_str());
+}
+
 namespace {
 
 /// `role`'s password from the cluster's password file (host:port:db:user:password).
