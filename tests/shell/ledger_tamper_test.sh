@@ -56,7 +56,7 @@ make_ledger() {
   [ "$kind" = keyed ] && keyargs=(--key-file "$tmp/key")
   ledger_args "$kind"
   "$bin" ledger-init "${LEDGER[@]}" --epsilon 10 --delta 1e-6 "${keyargs[@]}" \
-    >/dev/null 2>"$tmp/err" || fail "$kind: ledger-init: $(cat "$tmp/err")"
+    >/dev/null 2>"$tmp/err" || fail "$kind: ledger-init exited $?: $(cat "$tmp/err")"
   for i in 1 2 3 4; do
     "$bin" ledger-add "${LEDGER[@]}" --name "r$i" --spec "$tmp/release.json" \
       "${keyargs[@]}" --format csv >"$tmp/add.csv" 2>"$tmp/err" ||
