@@ -1,4 +1,4 @@
-// The PostgreSQL backend of the ledger store (issue 47, draft design in
+// The PostgreSQL backend of the ledger store (issue 47, design in
 // docs/ledger_postgresql.md). The tables are the SQLite store's with the
 // ledger's name in front; the chain is computed in the client
 // (ledger_chain.hpp), so the key never reaches the server and a ledger copied
