@@ -247,4 +247,13 @@ done
 echo "ok: $store: $rounds rounds of $adds concurrent adds ($procs processes, $conns each) to a planned ledger: each recorded exactly $fit (entries 1..$fit), refused $((adds - fit)) (exit 1), verified, within the budget"
 round adaptive "$adaptive_budget" 1
 echo "ok: $store: $adds concurrent adds to an adaptive (Renyi filter) ledger: exactly $fit recorded, verified, within the budget"
+if [ "$store" = postgresql ]; then
+  # No add met a deadlock (the server would have broken it, failing one add)
+  # or gave up waiting for the ledger's lock: the server's log says neither.
+  for what in 'deadlock detected' 'canceling statement due to lock timeout'; do
+    n=$(grep -c "$what" "$PG_CLUSTER_DIR/log/server.log")
+    [ "$n" = 0 ] || fail "the server's log says '$what' $n time(s)"
+  done
+  echo "ok: postgresql: the server's log holds no deadlock and no lock timeout"
+fi
 echo "ok: all in $((SECONDS - start)) s"
