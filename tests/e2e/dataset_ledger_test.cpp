@@ -117,9 +117,7 @@ TEST_CASE(
                 .status == 0);
     add_officer_releases(ledger, counts, gaussians);
     const std::string before = ledger.state();
-    std::vector<std::string> cmd = with({"ledger-add"}, ledger.args);
-    cmd.insert(cmd.end(), third.begin(), third.end());
-    const Run r = run_dpbudget(cmd);
+    const Run r = run_dpbudget(with(with({"ledger-add"}, ledger.args), third));
     CHECK(r.status == kOver);
     CHECK(r.err.find("Renyi filter") != std::string::npos);
     CHECK(r.err.find("nothing recorded") != std::string::npos);
@@ -131,9 +129,7 @@ TEST_CASE(
               with({"ledger-init", "--epsilon", "10", "--delta", "1e-6", "--planned"}, ledger.args))
               .status == 0);
   add_officer_releases(ledger, counts, gaussians);
-  std::vector<std::string> cmd = with({"ledger-add", "--format", "json"}, ledger.args);
-  cmd.insert(cmd.end(), third.begin(), third.end());
-  const Run r = run_dpbudget(cmd);
+  const Run r = run_dpbudget(with(with({"ledger-add", "--format", "json"}, ledger.args), third));
   REQUIRE(r.status == 0);
   const auto added = json_of(r).at("results").at(0);
   CHECK(added.at("verdict") == "recorded");
