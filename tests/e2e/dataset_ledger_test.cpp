@@ -65,7 +65,7 @@ TEST_CASE("ledger: the officer's example, planned total equal to epsilon --spec 
   REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6"}, ledger.args))
               .status == 0);
   // Only its owner may read it.
-  if (ledger.store == LedgerStore::sqlite) {  // SQLite only: the file's mode
+  if (ledger.store == StoreUnderTest::sqlite) {  // SQLite only: the file's mode
     struct stat st {};
     REQUIRE(::stat(ledger.path.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0600);

@@ -23,30 +23,30 @@
 
 namespace dpb::test {
 
-enum class LedgerStore { sqlite, postgresql };
+enum class StoreUnderTest { sqlite, postgresql };
 
 /// The store under test, from DPBUDGET_TEST_LEDGER_STORE; anything else than
 /// the two names fails rather than silently testing SQLite.
-inline LedgerStore ledger_store_under_test() {
+inline StoreUnderTest ledger_store_under_test() {
   const char* given = std::getenv("DPBUDGET_TEST_LEDGER_STORE");
   const std::string store = given ? given : "";
-  if (store.empty() || store == "sqlite") return LedgerStore::sqlite;
-  if (store == "postgresql") return LedgerStore::postgresql;
+  if (store.empty() || store == "sqlite") return StoreUnderTest::sqlite;
+  if (store == "postgresql") return StoreUnderTest::postgresql;
   FAIL("DPBUDGET_TEST_LEDGER_STORE='" << store << "': expected sqlite or postgresql");
-  return LedgerStore::sqlite;
+  return StoreUnderTest::sqlite;
 }
 
 /// A fresh ledger (not yet initialised) on the store under test, and what a
 /// test needs to name it, or to name what is not a ledger, on that store.
 struct LedgerTarget {
-  LedgerStore store;
+  StoreUnderTest store;
   std::string name;               ///< unique in this process
   std::string path;               ///< SQLite: the file; PostgreSQL: empty
   std::vector<std::string> args;  ///< --ledger X, and --ledger-name N on a server
 
   explicit LedgerTarget(const std::string& test_name)
       : store(ledger_store_under_test()), name(test_name + "-" + std::to_string(next_serial())) {
-    if (store == LedgerStore::sqlite) {
+    if (store == StoreUnderTest::sqlite) {
       path = file_path(name + ".ledger");
       std::remove(path.c_str());
       args = {"--ledger", path};
@@ -55,7 +55,7 @@ struct LedgerTarget {
     }
   }
   ~LedgerTarget() {
-    if (store == LedgerStore::sqlite) std::remove(path.c_str());
+    if (store == StoreUnderTest::sqlite) std::remove(path.c_str());
     if (!unusable_.empty()) std::remove(unusable_.c_str());
   }
   LedgerTarget(const LedgerTarget&) = delete;
@@ -64,20 +64,20 @@ struct LedgerTarget {
   /// The same ledger as `role` (READER, WRITER, OWNER, ADMIN) on a server;
   /// on SQLite, the file (a file has no roles).
   std::vector<std::string> as_role(const std::string& role) const {
-    if (store == LedgerStore::sqlite) return args;
+    if (store == StoreUnderTest::sqlite) return args;
     return {"--ledger", cluster().uri(role), "--ledger-name", name};
   }
 
   /// A ledger that does not exist: a missing file; a name no ledger has.
   std::vector<std::string> missing() const {
-    if (store == LedgerStore::sqlite) return {"--ledger", path + ".missing"};
+    if (store == StoreUnderTest::sqlite) return {"--ledger", path + ".missing"};
     return {"--ledger", cluster().uri("OWNER"), "--ledger-name", name + "-missing"};
   }
 
   /// A place that holds no ledger at all: a text file; a database of the
   /// server without dpbudget's schema (the cluster's "postgres").
   std::vector<std::string> not_a_ledger() {
-    if (store == LedgerStore::sqlite) {
+    if (store == StoreUnderTest::sqlite) {
       unusable_ = file_path(name + ".txt");
       std::ofstream(unusable_) << "not a database\n";
       return {"--ledger", unusable_};
@@ -95,7 +95,7 @@ struct LedgerTarget {
   /// PostgreSQL, its rows in every table (the ledgers row with head_seq, the
   /// header, every entry's columns), read with psql as the administrator.
   std::string state() const {
-    if (store == LedgerStore::sqlite) {
+    if (store == StoreUnderTest::sqlite) {
       std::ifstream in(path, std::ios::binary);
       std::stringstream ss;
       ss << in.rdbuf();
