@@ -50,6 +50,10 @@ margin=0.25
 # store's 60 s lock_timeout), so that an add waiting too long is the store's
 # to report (exit 7, a failure here); an add still running after it is hung.
 add_timeout=120
+# How long the processes of a round may take to start (a fork each, well
+# under a second together; minutes only if the machine cannot fork): a
+# process that never starts fails the round rather than hanging it.
+start_timeout=60
 
 tmp=$(mktemp -d)
 # shellcheck source=../support/ledger_target.sh
@@ -152,7 +156,10 @@ round() {
   done
   # Every process says it is about to read (a one-byte write to a FIFO is
   # atomic), then one write releases them all.
-  for ((i = 1; i <= procs; i++)); do read -r -u "$ready" _; done
+  for ((i = 1; i <= procs; i++)); do
+    read -r -t "$start_timeout" -u "$ready" _ ||
+      fail "$mode round $n: only $((i - 1)) of $procs processes started within $start_timeout s"
+  done
   printf '%*s' "$procs" '' | tr ' ' '\n' >&"$go"
   for ((i = 1; i <= procs; i++)); do wait "${pids[i - 1]}"; done
   exec {go}<&- {ready}<&-
