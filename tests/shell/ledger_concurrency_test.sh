@@ -143,14 +143,16 @@ round() {
       read -r -u "$go" _
       exec {go}<&- {ready}>&-
       # The process's connections at once; each add's status in its rc file.
+      adders=()
       for ((c = 1; c <= conns; c++)); do
-        (
-          timeout "$add_timeout" "$bin" ledger-add "${LEDGER[@]}" --name "p$i.$c" --spec "$spec" \
-            --format csv >"$dir/out.$i.$c" 2>"$dir/err.$i.$c"
-          echo $? >"$dir/rc.$i.$c"
-        ) &
+        timeout "$add_timeout" "$bin" ledger-add "${LEDGER[@]}" --name "p$i.$c" --spec "$spec" \
+          --format csv >"$dir/out.$i.$c" 2>"$dir/err.$i.$c" &
+        adders+=($!)
       done
-      wait
+      for ((c = 1; c <= conns; c++)); do
+        wait "${adders[c - 1]}"
+        echo $? >"$dir/rc.$i.$c"
+      done
     ) &
     pids+=($!)
   done
@@ -187,11 +189,20 @@ round() {
     fail "$what: ${#ok[@]} recorded (exit 0: ${ok[*]}) and ${#refused[@]} refused; expected $fit and $((adds - fit))"
   fi
 
+  # Every add's verdict and entry number, from the csv columns of that name,
+  # read by one awk (a process per add made the checks a second a round).
+  local -A verdict=() entry=()
+  local id v e
+  while read -r id v e; do
+    verdict[$id]=$v entry[$id]=$e
+  done < <(awk -F, 'FNR == 1 { v = e = 0; for (i = 1; i <= NF; i++) { if ($i == "verdict") v = i; if ($i == "entry") e = i }; next }
+    { id = FILENAME; sub(/.*\/out\./, "", id)
+      print id, (v && $v != "" ? $v : "-"), (e && $e != "" ? $e : "-") }' "$dir"/out.*)
   # Each recorded add says so, with its entry number; together 1..$fit.
   local entries=() names=()
   for i in "${ok[@]}"; do
-    [ "$(csv_col "$dir/out.$i" verdict)" = recorded ] || fail "$what: add p$i exited 0 but its verdict is not 'recorded': $(cat "$dir/out.$i")"
-    entries+=("$(csv_col "$dir/out.$i" entry)")
+    [ "${verdict[$i]:-}" = recorded ] || fail "$what: add p$i exited 0 but its verdict is not 'recorded': $(cat "$dir/out.$i")"
+    entries+=("${entry[$i]}")
     names+=("p$i")
   done
   local got want
@@ -199,12 +210,13 @@ round() {
   want=$(seq 1 "$fit" | tr '\n' ' ')
   [ "$got" = "$want" ] || fail "$what: the recorded adds report entries $got; expected $want"
   # Each refused add says why, and that nothing was recorded.
+  local errs=() silent
   for i in "${refused[@]}"; do
-    [ "$(csv_col "$dir/out.$i" verdict)" = refused ] || fail "$what: add p$i exited 1 but its verdict is not 'refused': $(cat "$dir/out.$i")"
-    if ! grep -q "does not fit" "$dir/err.$i" || ! grep -q "nothing recorded" "$dir/err.$i"; then
-      fail "$what: add p$i exited 1 without saying it does not fit: $(cat "$dir/err.$i")"
-    fi
+    [ "${verdict[$i]:-}" = refused ] || fail "$what: add p$i exited 1 but its verdict is not 'refused': $(cat "$dir/out.$i")"
+    errs+=("$dir/err.$i")
   done
+  silent=$({ grep -L "does not fit" "${errs[@]}"; grep -L "nothing recorded" "${errs[@]}"; } | head -n1)
+  [ -z "$silent" ] || fail "$what: add p${silent##*/err.} exited 1 without saying it does not fit: $(cat "$silent")"
 
   # The ledger: entries 1..$fit in order, the recorded adds' names, nothing
   # half-written (SQLite only: no hot journal left beside the file), the
