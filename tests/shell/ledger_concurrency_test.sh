@@ -56,7 +56,7 @@ add_timeout=120
 start_timeout=60
 
 tmp=$(mktemp -d)
-# shellcheck source=../support/ledger_target.sh
+# shellcheck source=tests/support/ledger_target.sh
 source "$(dirname "$0")/../support/ledger_target.sh"
 trap 'ledger_target_cleanup; rm -rf "$tmp"' EXIT
 fail() {

@@ -43,7 +43,7 @@ trials=${3:-200}
 check_every=25
 
 tmp=$(mktemp -d)
-# shellcheck source=../support/ledger_target.sh
+# shellcheck source=tests/support/ledger_target.sh
 source "$(dirname "$0")/../support/ledger_target.sh"
 trap 'ledger_target_cleanup; rm -rf "$tmp"' EXIT
 fail() {

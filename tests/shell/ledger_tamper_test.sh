@@ -33,7 +33,7 @@ bin=${1:?usage: ledger_tamper_test.sh DPBUDGET [sqlite|postgresql]}
 store_name=${2:-sqlite}
 
 tmp=$(mktemp -d)
-# shellcheck source=../support/ledger_target.sh
+# shellcheck source=tests/support/ledger_target.sh
 source "$(dirname "$0")/../support/ledger_target.sh"
 trap 'ledger_target_cleanup; rm -rf "$tmp"' EXIT
 fail() {

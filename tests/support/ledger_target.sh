@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the ledger's shell tests (issue 47, docs/ledger_postgresql.md#tests):
 # the same test code on either store. The script sets $tmp (a folder of its
 # own) and calls:
@@ -50,6 +51,7 @@ ledger_target_cleanup() {
   fi
 }
 
+# shellcheck disable=SC2034 # LEDGER is the caller's
 ledger_args() {
   if [ "$store" = sqlite ]; then
     LEDGER=(--ledger "$tmp/$1.ledger")
