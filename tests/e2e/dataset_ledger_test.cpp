@@ -2,7 +2,10 @@
 // issue 44 entered release by release, the planned total against
 // `epsilon --spec` on `ledger-export` (to the bit, every accountant), the
 // third run fitting the planned total but not the adaptive filter, a release
-// that does not fit refused with the file unchanged, voids, and bad input.
+// that does not fit refused with the ledger unchanged, voids, and bad input.
+// The same cases run on each store (tests/support/ledger_target.hpp:
+// DPBUDGET_TEST_LEDGER_STORE=sqlite or postgresql; CTest runs them as "e2e: "
+// and "e2e-postgresql: "); what only a file has is marked "SQLite only".
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
@@ -14,6 +17,7 @@
 
 #include "e2e/run.hpp"
 #include "e2e/run_json.hpp"
+#include "support/ledger_target.hpp"
 #include "support/temp_file.hpp"
 
 using namespace dpb::test;
@@ -23,34 +27,20 @@ namespace dataset_ledger_e2e {
 /// README "Exit status" (written out, not taken from src/).
 constexpr int kOver = 1, kUsage = 2, kUnavailable = 7;
 
-/// A ledger file path for this process, removed on scope exit.
-struct LedgerFile {
-  std::string path;
-  explicit LedgerFile(const std::string& name)
-      : path("/tmp/dpbudget_test_" + std::to_string(::getpid()) + "_" + name + ".ledger") {
-    std::remove(path.c_str());
-  }
-  ~LedgerFile() { std::remove(path.c_str()); }
-  LedgerFile(const LedgerFile&) = delete;
-  LedgerFile& operator=(const LedgerFile&) = delete;
-};
-
 const char* kLaplaceCounts =
     R"({"self_composed": {"count": 20, "event": {"laplace": {"scale": 10}}}})";
 const char* kGaussianReleases =
     R"({"self_composed": {"count": 5, "event": {"gaussian": {"noise_multiplier": 20}}}})";
 
 /// The officer's four releases (issue 44), in order.
-void add_officer_releases(const std::string& ledger, const TempFile& counts,
+void add_officer_releases(const LedgerTarget& ledger, const TempFile& counts,
                           const TempFile& gaussians) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--name", "run-a", "-q", "0.01", "--sigma", "1.1", "--steps", "10000"},
            {"--name", "run-b", "-q", "0.02", "--sigma", "1.5", "--steps", "2000"},
            {"--name", "counts", "--spec", counts.path},
            {"--name", "gaussians", "--spec", gaussians.path}}) {
-    std::vector<std::string> cmd = {"ledger-add", "--ledger", ledger};
-    cmd.insert(cmd.end(), args.begin(), args.end());
-    const Run r = run_dpbudget(cmd);
+    const Run r = run_dpbudget(with(with({"ledger-add"}, ledger.args), args));
     CAPTURE(r.err);
     REQUIRE(r.status == 0);
   }
@@ -69,22 +59,30 @@ double planned_epsilon(const nlohmann::json& status, const std::string& accounta
 using namespace dataset_ledger_e2e;
 
 TEST_CASE("ledger: the officer's example, planned total equal to epsilon --spec on export") {
-  LedgerFile ledger("officer");
+  LedgerTarget ledger("officer");
   const TempFile counts("ledger_counts.json", kLaplaceCounts);
   const TempFile gaussians("ledger_gaussians.json", kGaussianReleases);
-  REQUIRE(
-      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
-          .status == 0);
-  struct stat st {};
-  REQUIRE(::stat(ledger.path.c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0600);
-  add_officer_releases(ledger.path, counts, gaussians);
+  REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6"}, ledger.args))
+              .status == 0);
+  // Only its owner may read it.
+  if (ledger.store == StoreUnderTest::sqlite) {  // SQLite only: the file's mode
+    struct stat st {};
+    REQUIRE(::stat(ledger.path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+  } else {  // PostgreSQL: a role granted nothing (the reader, here) cannot read it
+    const Run other = run_dpbudget(with({"ledger-status"}, ledger.as_role("READER")));
+    CAPTURE(other.err);
+    CHECK(other.status == kUnavailable);
+    CHECK(other.out.empty());
+    CHECK(other.err.find("permission denied") != std::string::npos);
+  }
+  add_officer_releases(ledger, counts, gaussians);
 
-  const Run exported = run_dpbudget({"ledger-export", "--ledger", ledger.path});
+  const Run exported = run_dpbudget(with({"ledger-export"}, ledger.args));
   REQUIRE(exported.status == 0);
   const TempFile spec("ledger_export.json", exported.out);
   const auto status = json_of(run_dpbudget(
-      {"ledger-status", "--ledger", ledger.path, "--accountant", "all", "--format", "json"}));
+      with({"ledger-status", "--accountant", "all", "--format", "json"}, ledger.args)));
   // pld's interval as fine as the budget needs (docs/ledger.md#planned-precision):
   // status says the tolerance it used, and epsilon --spec with it agrees.
   const std::string tolerance = nlohmann::json(status.at("inputs").at("pld_tolerance")).dump();
@@ -114,29 +112,24 @@ TEST_CASE(
   const std::vector<std::string> third = {"--name",  "run-c", "-q",      "0.01",
                                           "--sigma", "1.1",   "--steps", "6000"};
   {  // adaptive (the default): the Renyi filter refuses it, saying by how much.
-    LedgerFile ledger("adaptive");
-    REQUIRE(
-        run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
-            .status == 0);
-    add_officer_releases(ledger.path, counts, gaussians);
-    const std::string before = slurp(ledger.path);
-    std::vector<std::string> cmd = {"ledger-add", "--ledger", ledger.path};
-    cmd.insert(cmd.end(), third.begin(), third.end());
-    const Run r = run_dpbudget(cmd);
+    LedgerTarget ledger("adaptive");
+    REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6"}, ledger.args))
+                .status == 0);
+    add_officer_releases(ledger, counts, gaussians);
+    const std::string before = ledger.state();
+    const Run r = run_dpbudget(with(with({"ledger-add"}, ledger.args), third));
     CHECK(r.status == kOver);
     CHECK(r.err.find("Renyi filter") != std::string::npos);
     CHECK(r.err.find("nothing recorded") != std::string::npos);
-    CHECK(slurp(ledger.path) == before);
+    CHECK(ledger.state() == before);
   }
   // planned: every release fixed in advance; the composition decides.
-  LedgerFile ledger("planned");
-  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
-                        "1e-6", "--planned"})
+  LedgerTarget ledger("planned");
+  REQUIRE(run_dpbudget(
+              with({"ledger-init", "--epsilon", "10", "--delta", "1e-6", "--planned"}, ledger.args))
               .status == 0);
-  add_officer_releases(ledger.path, counts, gaussians);
-  std::vector<std::string> cmd = {"ledger-add", "--ledger", ledger.path, "--format", "json"};
-  cmd.insert(cmd.end(), third.begin(), third.end());
-  const Run r = run_dpbudget(cmd);
+  add_officer_releases(ledger, counts, gaussians);
+  const Run r = run_dpbudget(with(with({"ledger-add", "--format", "json"}, ledger.args), third));
   REQUIRE(r.status == 0);
   const auto added = json_of(r).at("results").at(0);
   CHECK(added.at("verdict") == "recorded");
@@ -144,109 +137,123 @@ TEST_CASE(
   // Composed properly the total is under 10, where naive addition of the
   // four releases' 7.28 and this run's 4.72 (12 > 10) would have refused it.
   const auto status = json_of(run_dpbudget(
-      {"ledger-status", "--ledger", ledger.path, "--accountant", "pld", "--format", "json"}));
+      with({"ledger-status", "--accountant", "pld", "--format", "json"}, ledger.args)));
   const double pld = planned_epsilon(status, "pld");
   CHECK(pld < 10);
   CHECK(7.2826 + added.at("release_epsilon_rdp").get<double>() > 10);
   // A fourth run does not fit: exit 1, the file byte for byte as before.
-  const std::string before = slurp(ledger.path);
-  const Run fourth = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "run-d", "-q",
-                                   "0.01", "--sigma", "1.1", "--steps", "10000"});
+  const std::string before = ledger.state();
+  const Run fourth = run_dpbudget(
+      with({"ledger-add", "--name", "run-d", "-q", "0.01", "--sigma", "1.1", "--steps", "10000"},
+           ledger.args));
   CHECK(fourth.status == kOver);
   CHECK(fourth.err.find("over by") != std::string::npos);
-  CHECK(slurp(ledger.path) == before);
+  CHECK(ledger.state() == before);
   // --dry-run answers the same question and records nothing.
-  const Run dry = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "small",
-                                "--dry-run", "--spec", gaussians.path});
+  const Run dry = run_dpbudget(
+      with({"ledger-add", "--name", "small", "--dry-run", "--spec", gaussians.path}, ledger.args));
   CHECK(dry.status == 0);
-  CHECK(slurp(ledger.path) == before);
-  CHECK(run_dpbudget({"ledger-verify", "--ledger", ledger.path}).status == 0);
+  CHECK(ledger.state() == before);
+  CHECK(run_dpbudget(with({"ledger-verify"}, ledger.args)).status == 0);
 }
 
 TEST_CASE("ledger: a void takes a release out of the totals and stays in the history") {
-  LedgerFile ledger("void");
+  LedgerTarget ledger("void");
   const TempFile gaussians("ledger_gaussians_v.json", kGaussianReleases);
-  REQUIRE(
-      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "4", "--delta", "1e-6"})
-          .status == 0);
+  REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "4", "--delta", "1e-6"}, ledger.args))
+              .status == 0);
   for (const char* name : {"g1", "g2"})
-    REQUIRE(run_dpbudget(
-                {"ledger-add", "--ledger", ledger.path, "--name", name, "--spec", gaussians.path})
-                .status == 0);
+    REQUIRE(
+        run_dpbudget(with({"ledger-add", "--name", name, "--spec", gaussians.path}, ledger.args))
+            .status == 0);
   const double two = planned_epsilon(
-      json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "--format", "json"})), "rdp");
-  REQUIRE(run_dpbudget({"ledger-void", "--ledger", ledger.path, "--entry", "2", "--reason",
-                        "aborted before release"})
+      json_of(run_dpbudget(with({"ledger-status", "--format", "json"}, ledger.args))), "rdp");
+  REQUIRE(run_dpbudget(with({"ledger-void", "--entry", "2", "--reason", "aborted before release"},
+                            ledger.args))
               .status == 0);
   const double one = planned_epsilon(
-      json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "--format", "json"})), "rdp");
+      json_of(run_dpbudget(with({"ledger-status", "--format", "json"}, ledger.args))), "rdp");
   CHECK(one < two);
   const auto history =
-      json_of(run_dpbudget({"ledger-history", "--ledger", ledger.path, "--format", "json"}));
+      json_of(run_dpbudget(with({"ledger-history", "--format", "json"}, ledger.args)));
   REQUIRE(history.at("results").size() == 3);
   CHECK(history.at("results").at(1).at("voided_by") == 3);
   CHECK(history.at("results").at(2).at("reason") == "aborted before release");
   // Voiding it again, or a void, is refused.
-  CHECK(run_dpbudget({"ledger-void", "--ledger", ledger.path, "--entry", "2", "--reason", "x"})
-            .status == kUsage);
-  CHECK(run_dpbudget({"ledger-void", "--ledger", ledger.path, "--entry", "3", "--reason", "x"})
-            .status == kUsage);
-  CHECK(run_dpbudget({"ledger-verify", "--ledger", ledger.path}).status == 0);
+  CHECK(run_dpbudget(with({"ledger-void", "--entry", "2", "--reason", "x"}, ledger.args)).status ==
+        kUsage);
+  CHECK(run_dpbudget(with({"ledger-void", "--entry", "3", "--reason", "x"}, ledger.args)).status ==
+        kUsage);
+  CHECK(run_dpbudget(with({"ledger-verify"}, ledger.args)).status == 0);
 }
 
 TEST_CASE("ledger: bad input and unusable files get one line and leave the ledger unchanged") {
-  LedgerFile ledger("bad");
-  REQUIRE(
-      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
-          .status == 0);
-  // Never replaced.
-  Run r =
-      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"});
+  LedgerTarget ledger("bad");
+  REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6"}, ledger.args))
+              .status == 0);
+  const std::string before = ledger.state();
+  // Never replaced, not even by the same budget.
+  Run r = run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6"}, ledger.args));
   CHECK(r.status == kUnavailable);
   CHECK(r.out.empty());
-  const std::string before = slurp(ledger.path);
+  CHECK(ledger.state() == before);
   // Another relation than the ledger's.
-  r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--sampling",
-                    "without-replacement", "--dataset-size", "60000", "--batch-size", "256",
-                    "--sigma", "1", "--steps", "100"});
+  r = run_dpbudget(
+      with({"ledger-add", "--name", "x", "--sampling", "without-replacement", "--dataset-size",
+            "60000", "--batch-size", "256", "--sigma", "1", "--steps", "100"},
+           ledger.args));
   CHECK(r.status == kUsage);
   CHECK(r.err.find("replace_one") != std::string::npos);
   // A per-record release in a per-user ledger (a per-user one in a per-record
   // ledger is accepted: it covers any change of one user's records).
   {
-    LedgerFile users("users");
-    REQUIRE(run_dpbudget({"ledger-init", "--ledger", users.path, "--epsilon", "10", "--delta",
-                          "1e-6", "--unit", "user"})
-                .status == 0);
-    const std::string users_before = slurp(users.path);
-    r = run_dpbudget({"ledger-add", "--ledger", users.path, "--name", "x", "-q", "0.01", "--sigma",
-                      "1", "--steps", "100"});
+    LedgerTarget users("users");
+    REQUIRE(
+        run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6", "--unit", "user"},
+                          users.args))
+            .status == 0);
+    const std::string users_before = users.state();
+    r = run_dpbudget(with(
+        {"ledger-add", "--name", "x", "-q", "0.01", "--sigma", "1", "--steps", "100"}, users.args));
     CHECK(r.status == kUsage);
     CHECK(r.err.find("--unit") != std::string::npos);
-    CHECK(slurp(users.path) == users_before);
-    CHECK(run_dpbudget({"ledger-add", "--ledger", users.path, "--name", "y", "-q", "0.01",
-                        "--sigma", "2", "--steps", "100", "--records-per-user", "3"})
+    CHECK(users.state() == users_before);
+    CHECK(run_dpbudget(with({"ledger-add", "--name", "y", "-q", "0.01", "--sigma", "2", "--steps",
+                             "100", "--records-per-user", "3"},
+                            users.args))
               .status == 0);
   }
   // A release the Renyi filter cannot take.
   const TempFile ed("ledger_ed.json", R"({"epsilon_delta": {"epsilon": 1, "delta": 1e-7}})");
-  r = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "x", "--spec", ed.path});
+  r = run_dpbudget(with({"ledger-add", "--name", "x", "--spec", ed.path}, ledger.args));
   CHECK(r.status == kUsage);
   CHECK(r.err.find("--planned, whose accountants rdp, composition, pld bound it") !=
         std::string::npos);
-  CHECK(slurp(ledger.path) == before);
-  // Missing file, a file that is no ledger, a wrong key.
-  CHECK(run_dpbudget({"ledger-status", "--ledger", ledger.path + ".missing"}).status ==
-        kUnavailable);
-  const TempFile text("ledger_text.txt", "not a database\n");
-  r = run_dpbudget({"ledger-status", "--ledger", text.path});
-  CHECK(r.status == kUnavailable);
-  CHECK(r.err.find("dpbudget: error:") == 0);
+  CHECK(ledger.state() == before);
+  // A missing ledger (file; name on the server), a place that holds no
+  // ledger (a text file; a database without the schema), a wrong key.
+  // ledger-add first: the status after it finds the ledger still missing.
+  const std::vector<std::vector<std::string>> verbs = {
+      {"ledger-add", "--name", "x", "-q", "0.01", "--sigma", "1", "--steps", "10"},
+      {"ledger-status"}};
+  for (const auto& where : {ledger.missing(), ledger.not_a_ledger()}) {
+    for (const auto& verb : verbs) {
+      r = run_dpbudget(with(verb, where));
+      CAPTURE(where.back());
+      CAPTURE(verb.front());
+      CAPTURE(r.err);
+      CHECK(r.status == kUnavailable);
+      CHECK(r.out.empty());
+      CHECK(r.err.find("dpbudget: error:") == 0);
+      CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+  }
   const TempFile key("ledger_key", "0123456789abcdef0123456789abcdef");
-  CHECK(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--key-file", key.path, "--name", "x",
-                      "-q", "0.01", "--sigma", "1", "--steps", "10"})
+  CHECK(run_dpbudget(with({"ledger-add", "--key-file", key.path, "--name", "x", "-q", "0.01",
+                           "--sigma", "1", "--steps", "10"},
+                          ledger.args))
             .status == kUnavailable);
-  CHECK(slurp(ledger.path) == before);
+  CHECK(ledger.state() == before);
 }
 
 namespace dataset_ledger_e2e {
@@ -267,19 +274,19 @@ std::string row_value(const nlohmann::json& status, const std::string& basis,
 
 TEST_CASE(
     "ledger: what is left, under the filter by the closed form and planned by epsilon --spec") {
-  LedgerFile ledger("left");
-  REQUIRE(
-      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "3", "--delta", "1e-6"})
-          .status == 0);
+  LedgerTarget ledger("left");
+  REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "3", "--delta", "1e-6"}, ledger.args))
+              .status == 0);
   const TempFile g("ledger_left_g.json", R"({"gaussian": {"noise_multiplier": 4}})");
   for (const char* name : {"a", "b"})
-    REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", name, "--spec", g.path})
-                .status == 0);
+    REQUIRE(
+        run_dpbudget(with({"ledger-add", "--name", name, "--spec", g.path}, ledger.args)).status ==
+        0);
   const TempFile next("ledger_left_next.json",
                       R"({"self_composed": {"count": {"solve": true}, "event": )"
                       R"({"gaussian": {"noise_multiplier": 10}}}})");
   const auto status = json_of(run_dpbudget(
-      {"ledger-status", "--ledger", ledger.path, "--next-spec", next.path, "--format", "json"}));
+      with({"ledger-status", "--next-spec", next.path, "--format", "json"}, ledger.args)));
   // Under the filter: the largest k with 2 alpha/32 + k alpha/200 <= B(alpha)
   // at some order, B(alpha) = 3 - log(14/1e-6)/(alpha - 1) (Gaussian RDP
   // alpha/(2 sigma^2), Mironov 2017, Prop. 7).
@@ -295,7 +302,7 @@ TEST_CASE(
   // Planned, by rdp: the export plus that many releases fits, one more does not.
   const long planned = std::stol(row_value(status, "left_planned", "rdp", "count"));
   CHECK(planned > adaptive);  // the planned total is the tighter figure
-  const Run exported = run_dpbudget({"ledger-export", "--ledger", ledger.path});
+  const Run exported = run_dpbudget(with({"ledger-export"}, ledger.args));
   REQUIRE(exported.status == 0);
   const auto with_next = [&](long k) {
     nlohmann::json spec = nlohmann::json::parse(exported.out);
@@ -311,30 +318,32 @@ TEST_CASE(
 }
 
 TEST_CASE("ledger: the GDP filter takes Gaussian releases and sums their mu^2") {
-  LedgerFile ledger("gdp");
-  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "2", "--delta", "1e-6",
-                        "--filter", "gdp"})
+  LedgerTarget ledger("gdp");
+  REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "2", "--delta", "1e-6", "--filter", "gdp"},
+                            ledger.args))
               .status == 0);
   const TempFile g4("ledger_gdp4.json", R"({"gaussian": {"noise_multiplier": 4}})");
   const TempFile g3(
       "ledger_gdp3.json",
       R"({"self_composed": {"count": 2, "event": {"gaussian": {"noise_multiplier": 6}}}})");
-  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "a", "--spec", g4.path})
-              .status == 0);
-  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "b", "--spec", g3.path})
-              .status == 0);
+  REQUIRE(
+      run_dpbudget(with({"ledger-add", "--name", "a", "--spec", g4.path}, ledger.args)).status ==
+      0);
+  REQUIRE(
+      run_dpbudget(with({"ledger-add", "--name", "b", "--spec", g3.path}, ledger.args)).status ==
+      0);
   // A subsampled Gaussian has only a central-limit mu: refused, nothing written.
-  const std::string before = slurp(ledger.path);
-  const Run sgd = run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "c", "-q", "0.01",
-                                "--sigma", "1", "--steps", "10"});
+  const std::string before = ledger.state();
+  const Run sgd = run_dpbudget(with(
+      {"ledger-add", "--name", "c", "-q", "0.01", "--sigma", "1", "--steps", "10"}, ledger.args));
   CHECK(sgd.status == kUsage);
   CHECK(sgd.err.find("Gaussian") != std::string::npos);
-  CHECK(slurp(ledger.path) == before);
+  CHECK(ledger.state() == before);
   // The filter needs the epsilon of sqrt(1/16 + 2/36)-GDP at 1e-6, which
   // `dpbudget gdp --mu` states independently (Dong, Roth & Su 2022, Cor. 2.13).
   const double mu = std::sqrt(1.0 / 16 + 2.0 / 36);
   const auto status =
-      json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "--format", "json"}));
+      json_of(run_dpbudget(with({"ledger-status", "--format", "json"}, ledger.args)));
   const double needed =
       std::stod(row_value(status, "adaptive", "gdp_filter", "filter_needs_epsilon"));
   const auto gdp = json_of(
@@ -345,23 +354,27 @@ TEST_CASE("ledger: the GDP filter takes Gaussian releases and sums their mu^2") 
 }
 
 TEST_CASE("ledger: report --ledger states what the dataset has spent in all") {
-  LedgerFile ledger("report");
-  REQUIRE(run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta",
-                        "1e-6", "--dataset", "census 2026"})
+  LedgerTarget ledger("report");
+  REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6", "--dataset",
+                             "census 2026"},
+                            ledger.args))
               .status == 0);
-  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "run-a", "-q", "0.01",
-                        "--sigma", "1.1", "--steps", "10000"})
+  REQUIRE(run_dpbudget(with({"ledger-add", "--name", "run-a", "-q", "0.01", "--sigma", "1.1",
+                             "--steps", "10000"},
+                            ledger.args))
               .status == 0);
-  const Run recorded = run_dpbudget({"report", "-q", "0.01", "--sigma", "1.1", "--steps", "10000",
-                                     "--delta", "1e-6", "--ledger", ledger.path});
+  const Run recorded = run_dpbudget(
+      with({"report", "-q", "0.01", "--sigma", "1.1", "--steps", "10000", "--delta", "1e-6"},
+           ledger.args));
   REQUIRE(recorded.status == 0);
   CHECK(recorded.out.find("## The dataset's budget") != std::string::npos);
   CHECK(recorded.out.find("census 2026") != std::string::npos);
   CHECK(recorded.out.find("This release is entry 1 ('run-a'") != std::string::npos);
   CHECK(recorded.out.find("Renyi filter") != std::string::npos);
   // Another run, not recorded: said in a warning.
-  const Run other = run_dpbudget({"report", "-q", "0.01", "--sigma", "1.1", "--steps", "5000",
-                                  "--delta", "1e-6", "--ledger", ledger.path});
+  const Run other = run_dpbudget(
+      with({"report", "-q", "0.01", "--sigma", "1.1", "--steps", "5000", "--delta", "1e-6"},
+           ledger.args));
   REQUIRE(other.status == 0);
   CHECK(other.out.find("not recorded in the dataset's ledger") != std::string::npos);
   // --key-file without --ledger does nothing: refused.
@@ -372,21 +385,21 @@ TEST_CASE("ledger: report --ledger states what the dataset has spent in all") {
 }
 
 TEST_CASE("ledger: a next DP-SGD run's steps or sigma left, as the marked spec of that run gives") {
-  LedgerFile ledger("next_run");
-  REQUIRE(
-      run_dpbudget({"ledger-init", "--ledger", ledger.path, "--epsilon", "10", "--delta", "1e-6"})
-          .status == 0);
-  REQUIRE(run_dpbudget({"ledger-add", "--ledger", ledger.path, "--name", "a", "-q", "0.01",
-                        "--sigma", "1.1", "--steps", "10000"})
+  LedgerTarget ledger("next_run");
+  REQUIRE(run_dpbudget(with({"ledger-init", "--epsilon", "10", "--delta", "1e-6"}, ledger.args))
               .status == 0);
-  const auto flags = json_of(run_dpbudget({"ledger-status", "--ledger", ledger.path, "-q", "0.01",
-                                           "--sigma", "1.1", "--format", "json"}));
+  REQUIRE(run_dpbudget(with({"ledger-add", "--name", "a", "-q", "0.01", "--sigma", "1.1", "--steps",
+                             "10000"},
+                            ledger.args))
+              .status == 0);
+  const auto flags = json_of(run_dpbudget(
+      with({"ledger-status", "-q", "0.01", "--sigma", "1.1", "--format", "json"}, ledger.args)));
   const TempFile marked("ledger_next_marked.json",
                         R"({"self_composed": {"count": {"solve": true}, "event": )"
                         R"({"poisson_sampled": {"sampling_probability": 0.01, "event": )"
                         R"({"gaussian": {"noise_multiplier": 1.1}}}}}})");
   const auto spec = json_of(run_dpbudget(
-      {"ledger-status", "--ledger", ledger.path, "--next-spec", marked.path, "--format", "json"}));
+      with({"ledger-status", "--next-spec", marked.path, "--format", "json"}, ledger.args)));
   for (const char* basis : {"left_adaptive", "left_planned"}) {
     CAPTURE(basis);
     const std::string accountant = std::string(basis) == "left_adaptive" ? "renyi_filter" : "rdp";
@@ -396,13 +409,14 @@ TEST_CASE("ledger: a next DP-SGD run's steps or sigma left, as the marked spec o
   }
   // Both or neither of --steps and --sigma: refused, naming them.
   const Run both = run_dpbudget(
-      {"ledger-status", "--ledger", ledger.path, "-q", "0.01", "--sigma", "1", "--steps", "10"});
+      with({"ledger-status", "-q", "0.01", "--sigma", "1", "--steps", "10"}, ledger.args));
   CHECK(both.status == kUsage);
   CHECK(both.err.find("leave one out") != std::string::npos);
   // A next run ledger-add would refuse (another relation) is refused here too.
   const Run shuffled =
-      run_dpbudget({"ledger-status", "--ledger", ledger.path, "--sampling", "shuffle",
-                    "--dataset-size", "1000", "--batch-size", "10", "--sigma", "1"});
+      run_dpbudget(with({"ledger-status", "--sampling", "shuffle", "--dataset-size", "1000",
+                         "--batch-size", "10", "--sigma", "1"},
+                        ledger.args));
   CHECK(shuffled.status == kUsage);
   CHECK(shuffled.err.find("replace_special") != std::string::npos);
 }

@@ -3,6 +3,10 @@
 # limit that the write of the new entry crosses) fails with one line and exit
 # status 7, nothing on stdout, and leaves the ledger byte for byte as it was:
 # verified, and taking the same entry once there is room (docs/ledger.md#store).
+# SQLite only, unlike the other ledger shell tests (tests/support/ledger_target.sh):
+# the disk that fills is under the client's file; a server's disk is the
+# server's, and a write it cannot make reaches the client as any other failed
+# transaction, which the PostgreSQL store's fault tests cover.
 # Usage: ledger_full_disk_test.sh DPBUDGET
 set -uo pipefail
 bin=${1:?usage: ledger_full_disk_test.sh DPBUDGET}

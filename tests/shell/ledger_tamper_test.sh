@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# ledger-verify finds a ledger changed behind dpbudget's back with the sqlite3
-# tool, and names the entry (docs/ledger.md#verify), for an unkeyed ledger
-# (SHA-256 chain) and a keyed one (HMAC-SHA-256 under --key-file). A ledger of
-# 4 entries is copied for each case, then:
+# ledger-verify finds a ledger changed behind dpbudget's back with the store's
+# own tool, and names the entry (docs/ledger.md#verify), for an unkeyed ledger
+# (SHA-256 chain) and a keyed one (HMAC-SHA-256 under --key-file). The same
+# script on either store (tests/support/ledger_target.sh): the edits are the
+# same SQL, run with sqlite3 on a file or with psql (as the server's
+# administrator) on the ledger's rows. A ledger of 4 entries is copied for
+# each case, then:
 #   (a) an entry's name, or its body, is changed  -> exit 8 naming entry 2 only
 #   (b) entry 2 is deleted                         -> exit 8 naming entry 3 (it
 #                                                     follows a missing entry)
@@ -11,8 +14,8 @@
 #                                                     chains to the header
 #   (e) entry 2 is edited and the hashes of 2..4 are recomputed as the
 #       documented chain computes them (SHA-256 of length-prefixed fields):
-#       unkeyed, this cannot be detected from the file alone (anyone who can
-#       write the file can write a whole consistent chain): verify passes, and
+#       unkeyed, this cannot be detected from the store alone (anyone who can
+#       write the rows can write a whole consistent chain): verify passes, and
 #       only --head with the head printed by ledger-add before (kept
 #       elsewhere) catches it; keyed, the attacker has no key and the
 #       recomputed SHA-256 hashes are not the HMACs: verify fails, naming 2.
@@ -22,22 +25,24 @@
 # Also: the untouched copy verifies (with and without --head), and a keyed
 # ledger verified with a wrong key or no key exits 7 (unusable, not altered),
 # as does an unkeyed ledger given a key.
-# Needs the sqlite3 tool; exits 77 (skipped) without it.
-# Usage: ledger_tamper_test.sh DPBUDGET
+# Needs the store's tool (sqlite3; psql); exits 77 (skipped) without it, or
+# without the PostgreSQL server.
+# Usage: ledger_tamper_test.sh DPBUDGET [sqlite|postgresql]
 set -uo pipefail
-bin=${1:?usage: ledger_tamper_test.sh DPBUDGET}
-if ! command -v sqlite3 >/dev/null; then
-  echo "SKIP: the sqlite3 tool is not installed (apt-get install -y sqlite3)" >&2
-  exit 77
-fi
+bin=${1:?usage: ledger_tamper_test.sh DPBUDGET [sqlite|postgresql]}
+store_name=${2:-sqlite}
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/support/ledger_target.sh
+source "$(dirname "$0")/../support/ledger_target.sh"
+trap 'ledger_target_cleanup; rm -rf "$tmp"' EXIT
 fail() {
   echo "ledger_tamper: FAIL: $*" >&2
   exit 1
 }
 [ -x "$bin" ] || fail "$bin is not an executable"
+store=$store_name ledger_sql_tool
+ledger_target_init "$store_name"
 export LC_ALL=C
 
 echo '{"laplace": {"scale": 1}}' >"$tmp/release.json"
@@ -49,10 +54,11 @@ head -c 32 /dev/urandom >"$tmp/wrong-key"
 make_ledger() {
   local kind=$1 keyargs=() i
   [ "$kind" = keyed ] && keyargs=(--key-file "$tmp/key")
-  "$bin" ledger-init --ledger "$tmp/$kind.ledger" --epsilon 10 --delta 1e-6 "${keyargs[@]}" \
-    >/dev/null 2>"$tmp/err" || fail "$kind: ledger-init: $(cat "$tmp/err")"
+  ledger_args "$kind"
+  "$bin" ledger-init "${LEDGER[@]}" --epsilon 10 --delta 1e-6 "${keyargs[@]}" \
+    >/dev/null 2>"$tmp/err" || fail "$kind: ledger-init exited $?: $(cat "$tmp/err")"
   for i in 1 2 3 4; do
-    "$bin" ledger-add --ledger "$tmp/$kind.ledger" --name "r$i" --spec "$tmp/release.json" \
+    "$bin" ledger-add "${LEDGER[@]}" --name "r$i" --spec "$tmp/release.json" \
       "${keyargs[@]}" --format csv >"$tmp/add.csv" 2>"$tmp/err" ||
       fail "$kind: ledger-add r$i exited $?: $(cat "$tmp/err")"
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "head") c = i; next } c { print $c }' \
@@ -62,13 +68,14 @@ make_ledger() {
   done
 }
 
-# verify KIND FILE [ARGS...]: runs ledger-verify (with the key for keyed);
-# sets $rc, stderr in $tmp/verify.err.
+# verify KIND LEDGER [ARGS...]: runs ledger-verify on the ledger named LEDGER
+# (with the key for keyed); sets $rc, stderr in $tmp/verify.err.
 verify() {
-  local kind=$1 file=$2 keyargs=()
+  local kind=$1 keyargs=()
+  ledger_args "$2"
   shift 2
   [ "$kind" = keyed ] && keyargs=(--key-file "$tmp/key")
-  "$bin" ledger-verify --ledger "$file" "${keyargs[@]}" "$@" >"$tmp/verify.out" 2>"$tmp/verify.err"
+  "$bin" ledger-verify "${LEDGER[@]}" "${keyargs[@]}" "$@" >"$tmp/verify.out" 2>"$tmp/verify.err"
   rc=$?
 }
 
@@ -88,38 +95,41 @@ expect_ok() {
   [ "$rc" = 0 ] || fail "$1: ledger-verify exited $rc, expected 0; stderr: $(cat "$tmp/verify.err")"
 }
 
-# copy KIND CASE: a fresh copy of KIND's ledger for one case; prints its path.
+# copy KIND CASE: a fresh copy of KIND's ledger for one case; prints its name.
 copy() {
-  cp "$tmp/$1.ledger" "$tmp/$1.$2.ledger" && echo "$tmp/$1.$2.ledger"
+  ledger_copy "$1" "$1.$2" && echo "$1.$2"
 }
 
-# rehash FILE FROM: recomputes, as an attacker without a key would, the
+# rehash LEDGER FROM: recomputes, as an attacker without a key would, the
 # SHA-256 chain from entry FROM to the last: each entry's prev_hash is the
 # hash of the one before, its hash SHA-256 of the fields "len:value" (len in
 # bytes) of "dpbudget-ledger-entry", seq, kind, name, recorded_at,
-# recorded_by, body, note, prev_hash (src/store/sqlite_ledger_store.cpp).
+# recorded_by, body, note, prev_hash (src/store/ledger_chain.cpp).
 rehash() {
-  local file=$1 from=$2 last seq msg h
-  last=$(sqlite3 "$file" 'SELECT max(seq) FROM entries')
+  local ledger=$1 from=$2 last seq msg h
+  # A field's length in bytes: SQLite's length() of the text as a blob,
+  # PostgreSQL's octet_length().
+  local len='length(CAST(%s AS BLOB))'
+  [ "$store" = postgresql ] && len='octet_length(%s)'
+  local fields='' f
+  for f in kind name recorded_at recorded_by body note prev_hash; do
+    # shellcheck disable=SC2059
+    fields+=" || $(printf "$len" "$f") || ':' || $f"
+  done
+  last=$(ledger_sql "$ledger" 'SELECT max(seq) FROM @entries WHERE @this')
   for ((seq = from; seq <= last; seq++)); do
     if ((seq > 1)); then
-      sqlite3 "$file" "UPDATE entries SET prev_hash = (SELECT hash FROM entries WHERE seq = $((seq - 1))) WHERE seq = $seq"
+      ledger_sql "$ledger" "UPDATE @entries SET prev_hash = (SELECT hash FROM @entries
+        WHERE @this AND seq = $((seq - 1))) WHERE @this AND seq = $seq"
     fi
-    msg=$(sqlite3 "$file" "SELECT '21:dpbudget-ledger-entry'
-      || length(CAST(seq AS TEXT)) || ':' || seq
-      || length(CAST(kind AS BLOB)) || ':' || kind
-      || length(CAST(name AS BLOB)) || ':' || name
-      || length(CAST(recorded_at AS BLOB)) || ':' || recorded_at
-      || length(CAST(recorded_by AS BLOB)) || ':' || recorded_by
-      || length(CAST(body AS BLOB)) || ':' || body
-      || length(CAST(note AS BLOB)) || ':' || note
-      || length(CAST(prev_hash AS BLOB)) || ':' || prev_hash FROM entries WHERE seq = $seq")
+    msg=$(ledger_sql "$ledger" "SELECT '21:dpbudget-ledger-entry'
+      || length(CAST(seq AS TEXT)) || ':' || seq $fields FROM @entries WHERE @this AND seq = $seq")
     h=$(printf '%s' "$msg" | sha256sum | cut -d' ' -f1)
-    sqlite3 "$file" "UPDATE entries SET hash = '$h' WHERE seq = $seq"
+    ledger_sql "$ledger" "UPDATE @entries SET hash = '$h' WHERE @this AND seq = $seq"
   done
 }
 
-sql() { sqlite3 "$1" "$2" || fail "sqlite3 $1 '$2' failed"; }
+sql() { ledger_sql "$1" "$2" >/dev/null; }
 
 for kind in unkeyed keyed; do
   make_ledger "$kind"
@@ -136,16 +146,16 @@ for kind in unkeyed keyed; do
 
   # (a) an entry's name changed; then its body.
   f=$(copy "$kind" name)
-  sql "$f" "UPDATE entries SET name = 'x' WHERE seq = 2"
+  sql "$f" "UPDATE @entries SET name = 'x' WHERE @this AND seq = 2"
   verify "$kind" "$f"
   expect_altered "$kind, (a) name of entry 2 changed"
   [ "$(named)" = 2 ] || fail "$kind, (a) name changed: verify named entries '$(named)', expected only 2: $(cat "$tmp/verify.err")"
   grep -q "entry 2 ('x'): its hash does not match its content" "$tmp/verify.err" ||
     fail "$kind, (a) name changed: no 'hash does not match its content' for entry 2: $(cat "$tmp/verify.err")"
   f=$(copy "$kind" body)
-  sql "$f" "UPDATE entries SET body = replace(body, '\"scale\":1.0', '\"scale\":2.0') WHERE seq = 2"
-  [ "$(sqlite3 "$f" "SELECT count(*) FROM entries WHERE body LIKE '%\"scale\":2.0%'")" = 1 ] ||
-    fail "$kind, (a) body: the edit did not take (the body's form changed?): $(sqlite3 "$f" 'SELECT body FROM entries WHERE seq = 2')"
+  sql "$f" "UPDATE @entries SET body = replace(body, '\"scale\":1.0', '\"scale\":2.0') WHERE @this AND seq = 2"
+  [ "$(ledger_sql "$f" "SELECT count(*) FROM @entries WHERE @this AND body LIKE '%\"scale\":2.0%'")" = 1 ] ||
+    fail "$kind, (a) body: the edit did not take (the body's form changed?): $(ledger_sql "$f" 'SELECT body FROM @entries WHERE @this AND seq = 2')"
   verify "$kind" "$f"
   expect_altered "$kind, (a) body of entry 2 changed"
   [ "$(named)" = 2 ] || fail "$kind, (a) body changed: verify named entries '$(named)', expected only 2: $(cat "$tmp/verify.err")"
@@ -153,7 +163,7 @@ for kind in unkeyed keyed; do
 
   # (b) entry 2 deleted.
   f=$(copy "$kind" delete)
-  sql "$f" "DELETE FROM entries WHERE seq = 2"
+  sql "$f" "DELETE FROM @entries WHERE @this AND seq = 2"
   verify "$kind" "$f"
   expect_altered "$kind, (b) entry 2 deleted"
   [ "$(named)" = 3 ] || fail "$kind, (b) entry 2 deleted: verify named entries '$(named)', expected only 3: $(cat "$tmp/verify.err")"
@@ -163,11 +173,11 @@ for kind in unkeyed keyed; do
 
   # (c) entries 2 and 3 swap their contents (every column but seq).
   f=$(copy "$kind" swap)
-  sql "$f" "CREATE TEMP TABLE t AS SELECT * FROM entries WHERE seq IN (2, 3);
-    UPDATE entries SET (kind, name, recorded_at, recorded_by, body, note, prev_hash, hash) =
+  sql "$f" "CREATE TEMP TABLE t AS SELECT * FROM @entries WHERE @this AND seq IN (2, 3);
+    UPDATE @entries SET (kind, name, recorded_at, recorded_by, body, note, prev_hash, hash) =
       (SELECT kind, name, recorded_at, recorded_by, body, note, prev_hash, hash FROM t
-       WHERE t.seq = 5 - entries.seq) WHERE seq IN (2, 3);"
-  [ "$(sqlite3 "$f" 'SELECT name FROM entries ORDER BY seq' | tr '\n' ' ')" = "r1 r3 r2 r4 " ] ||
+       WHERE t.seq = 5 - @entries.seq) WHERE @this AND seq IN (2, 3);"
+  [ "$(ledger_sql "$f" 'SELECT name FROM @entries WHERE @this ORDER BY seq' | tr '\n' ' ')" = "r1 r3 r2 r4 " ] ||
     fail "$kind, (c): the swap did not take"
   verify "$kind" "$f"
   expect_altered "$kind, (c) entries 2 and 3 swapped"
@@ -180,7 +190,7 @@ for kind in unkeyed keyed; do
 
   # (d) the budget in the header changed.
   f=$(copy "$kind" header)
-  sql "$f" "UPDATE header SET value = '100' WHERE name = 'epsilon'"
+  sql "$f" "UPDATE @header SET value = '100' WHERE @this AND name = 'epsilon'"
   verify "$kind" "$f"
   expect_altered "$kind, (d) header epsilon changed"
   [ "$(named)" = 1 ] || fail "$kind, (d) header changed: verify named entries '$(named)', expected only 1: $(cat "$tmp/verify.err")"
@@ -190,7 +200,7 @@ for kind in unkeyed keyed; do
 
   # (e) entry 2 edited and the chain from it recomputed with SHA-256.
   f=$(copy "$kind" rehash)
-  sql "$f" "UPDATE entries SET name = 'x' WHERE seq = 2"
+  sql "$f" "UPDATE @entries SET name = 'x' WHERE @this AND seq = 2"
   rehash "$f" 2
   verify "$kind" "$f"
   if [ "$kind" = unkeyed ]; then
@@ -215,7 +225,7 @@ for kind in unkeyed keyed; do
 
   # (f) the last entry deleted.
   f=$(copy "$kind" last)
-  sql "$f" "DELETE FROM entries WHERE seq = 4"
+  sql "$f" "DELETE FROM @entries WHERE @this AND seq = 4"
   # A chain cannot know its own end: entries 1..3 are a valid chain.
   verify "$kind" "$f"
   expect_ok "$kind, (f) last entry deleted, no --head (a chain cannot know its end)"
@@ -228,18 +238,20 @@ done
 
 # Keys: a wrong key or none on a keyed ledger, a key on an unkeyed one: exit
 # 7 (the ledger cannot be used so), not 8 (it is not altered).
-f=$tmp/keyed.ledger
-"$bin" ledger-verify --ledger "$f" --key-file "$tmp/wrong-key" >/dev/null 2>"$tmp/err"
+ledger_args keyed
+"$bin" ledger-verify "${LEDGER[@]}" --key-file "$tmp/wrong-key" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 7 ] || fail "keyed ledger, wrong key: ledger-verify exited $rc, expected 7: $(cat "$tmp/err")"
-"$bin" ledger-verify --ledger "$f" >/dev/null 2>"$tmp/err"
+"$bin" ledger-verify "${LEDGER[@]}" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 7 ] || fail "keyed ledger, no key: ledger-verify exited $rc, expected 7: $(cat "$tmp/err")"
-"$bin" ledger-verify --ledger "$tmp/unkeyed.ledger" --key-file "$tmp/key" >/dev/null 2>"$tmp/err"
-rc=$?
-[ "$rc" = 7 ] || fail "unkeyed ledger, a key: ledger-verify exited $rc, expected 7: $(cat "$tmp/err")"
-"$bin" ledger-add --ledger "$f" --name r5 --spec "$tmp/release.json" >/dev/null 2>"$tmp/err"
+"$bin" ledger-add "${LEDGER[@]}" --name r5 --spec "$tmp/release.json" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 7 ] || fail "keyed ledger, ledger-add without the key exited $rc, expected 7: $(cat "$tmp/err")"
-[ "$(sqlite3 "$f" 'SELECT count(*) FROM entries')" = 4 ] || fail "keyed ledger: an add without the key wrote an entry"
-echo "ok: a keyed ledger with a wrong key or none, or an unkeyed one with a key: exit 7; no write without the key"
+[ "$(ledger_sql keyed 'SELECT count(*) FROM @entries WHERE @this')" = 4 ] ||
+  fail "keyed ledger: an add without the key wrote an entry"
+ledger_args unkeyed
+"$bin" ledger-verify "${LEDGER[@]}" --key-file "$tmp/key" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" = 7 ] || fail "unkeyed ledger, a key: ledger-verify exited $rc, expected 7: $(cat "$tmp/err")"
+echo "ok: $store: a keyed ledger with a wrong key or none, or an unkeyed one with a key: exit 7; no write without the key"
