@@ -35,7 +35,9 @@ constexpr const char* kExitStatusHelp =
     "2 bad usage or input; 3 no solution (e.g. the target cannot be met);\n"
     "4 no sound upper bound to gate on; 5 output could not be written;\n"
     "6 sweep --input holds no configuration; 7 a ledger cannot be used (missing, not a\n"
-    "ledger, newer, wrong key, unwritable); 8 a ledger was altered (its hash chain breaks).";
+    "ledger, newer, wrong key, unwritable, its server unreachable; it is unchanged);\n"
+    "8 a ledger was altered (its hash chain breaks); 9 a ledger's server went away while\n"
+    "committing: the entry may or may not be recorded (ledger-history shows which).";
 
 std::string version_string() {
   std::string v = std::string("dpbudget ") + kVersion;
@@ -338,7 +340,8 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
     return kLedgerAltered;
   } catch (const LedgerError& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kLedgerUnavailable;
+    return dynamic_cast<const LedgerOutcomeUnknown*>(&e) ? kLedgerOutcomeUnknown
+                                                         : kLedgerUnavailable;
   } catch (const NoConfigurations& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kNoConfigurations;

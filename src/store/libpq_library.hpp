@@ -30,7 +30,8 @@ namespace dpb::store {
   X(PQresultErrorField)        \
   X(PQresultStatus)            \
   X(PQstatus)                  \
-  X(PQtransactionStatus)
+  X(PQtransactionStatus)       \
+  X(PQuser)
 
 /// The functions, each a pointer of the type libpq's header declares, under
 /// the same name: `pq().PQclear(r)`.
