@@ -14,7 +14,8 @@ namespace dpb::store {
 // Every libpq function the PostgreSQL store calls, once: X(name).
 #define DPB_LIBPQ_FUNCTIONS(X) \
   X(PQclear)                   \
-  X(PQconnectdbParams)         \
+  X(PQconnectPoll)             \
+  X(PQconnectStartParams)      \
   X(PQconndefaults)            \
   X(PQconninfoFree)            \
   X(PQconninfoParse)           \
@@ -29,6 +30,8 @@ namespace dpb::store {
   X(PQreset)                   \
   X(PQresultErrorField)        \
   X(PQresultStatus)            \
+  X(PQsetNoticeProcessor)      \
+  X(PQsocket)                  \
   X(PQstatus)                  \
   X(PQtransactionStatus)       \
   X(PQuser)

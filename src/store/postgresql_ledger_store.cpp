@@ -8,6 +8,8 @@
 // there, before it reads anything), then reads, decides and appends.
 #include "store/postgresql_ledger_store.hpp"
 
+#include <poll.h>
+
 #include <chrono>
 #include <cstdint>
 #include <thread>
@@ -16,24 +18,15 @@
 
 #include "store/ledger_chain.hpp"
 #include "store/libpq_library.hpp"
+#include "store/postgresql_errors.hpp"
 
 namespace dpb::store {
 namespace {
 
-/// Attempts of an append that failed where nothing was written and running
-/// it again is safe: a serialization failure (40001) or a deadlock (40P01),
-/// neither expected under the row lock but cheap to survive, or a lock wait
-/// past kPgLockTimeoutSeconds (55P03). Three: a writer that loses three times
-/// in a row meets contention that waiting will not cure, and says so.
-constexpr int kPgWriteAttempts = 3;
-/// How long one attempt waits for another writer's lock on the same ledger:
-/// over kPgWriteAttempts attempts an add waits at most 60 s in all, the
-/// SQLite store's busy timeout.
-constexpr int kPgLockTimeoutSeconds = 20;
-/// The wait before each retry, growing fourfold so that two writers that
-/// collided do not collide again in step.
-constexpr std::chrono::milliseconds kPgRetryWait[kPgWriteAttempts - 1] = {
-    std::chrono::milliseconds(100), std::chrono::milliseconds(400)};
+/// How long making a connection may take (libpq's connect_timeout, also
+/// for a reconnection): a socket on the machine answers in milliseconds, a
+/// server across a slow network in a few seconds.
+constexpr std::chrono::seconds kPgConnectTimeout(10);
 /// Reconnections tried when the connection drops while COMMIT is in flight,
 /// and the wait before each: 2.1 s in all, so that a server back within it
 /// (crash recovery after `pg_ctl stop -m immediate` took 0.17 s here with
@@ -82,69 +75,6 @@ struct PgResultFree {
 };
 using PgResult = std::unique_ptr<PGresult, PgResultFree>;
 
-/// libpq's message on one line (it writes some over two or three).
-std::string one_line(std::string text) {
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
-
-/// What a failed statement means for the caller, by its SQLSTATE.
-StoreError::Kind pg_kind(const std::string& state) {
-  if (state == "42P01" || state == "3F000") return StoreError::Kind::not_a_ledger;
-  if (state == "23505") return StoreError::Kind::exists;
-  if (state == "42501") return StoreError::Kind::permission;
-  return StoreError::Kind::io;
-}
-
-std::string pg_hint(const std::string& state, const std::string& role) {
-  if (state == "42501")
-    return " (the role " + role +
-           " lacks this right: an administrator grants it, docs/ledger_postgresql.sql)";
-  if (state == "42P01" || state == "3F000")
-    return " (no dpbudget ledger schema in this database: ledger-init creates it where the "
-           "role may, or an administrator runs docs/ledger_postgresql.sql)";
-  if (state == "55P03")
-    return " (another writer held the ledger's lock for " + std::to_string(kPgLockTimeoutSeconds) +
-           " s)";
-  return "";
-}
-
-/// Whether an append that failed so may run again: the server rolled it back
-/// because of other writers, not because of anything in this one.
-bool retryable(const std::string& state) {
-  return state == "40001" || state == "40P01" || state == "55P03";
-}
-
-/// A statement's failure: a StoreError that keeps the SQLSTATE ("" when
-/// libpq made the error itself) and the server's message, so that an append
-/// can tell the failures it retries and name a missing right.
-class PgStatementError : public StoreError {
- public:
-  PgStatementError(Kind kind, const std::string& what, std::string state, std::string primary)
-      : StoreError(kind, what), state_(std::move(state)), primary_(std::move(primary)) {}
-  const std::string& state() const { return state_; }
-  const std::string& primary() const { return primary_; }
-
- private:
-  std::string state_;
-  std::string primary_;
-};
-
-/// `error` with `more` after its message, of the same kind.
-StoreError extended(const StoreError& error, const std::string& more) {
-  return StoreError(error.kind(), error.what() + more);
-}
-
 std::vector<std::string> conninfo_values(const std::string& conninfo, const char* keyword,
                                          bool* parsed) {
   char* error = nullptr;
@@ -172,12 +102,26 @@ class PgConnection {
   PgConnection(const std::string& conninfo, std::string label) : label_(std::move(label)) {
     // The user's string is expanded in place of dbname; what comes before it
     // is a default it may override, what comes after is ours.
+    const std::string timeout = std::to_string(kPgConnectTimeout.count());
     const char* keywords[] = {"connect_timeout", "application_name", "dbname", "client_encoding",
                               nullptr};
-    const char* values[] = {"10", "dpbudget", conninfo.c_str(), "UTF8", nullptr};
-    conn_ = pq().PQconnectdbParams(keywords, values, 1);
-    if (!conn_ || pq().PQstatus(conn_) != CONNECTION_OK) {
-      const std::string why = conn_ ? one_line(pq().PQerrorMessage(conn_)) : "out of memory";
+    const char* values[] = {timeout.c_str(), "dpbudget", conninfo.c_str(), "UTF8", nullptr};
+    // Started, not made at once, so that the notice processor is in place
+    // before the server says anything: the server's notices and warnings (a
+    // WARNING before an immediate shutdown drops the connection, even one
+    // just made; a NOTICE from CREATE ... IF NOT EXISTS) would reach stderr
+    // as lines of their own. The last is kept for the message of a lost
+    // connection instead.
+    conn_ = pq().PQconnectStartParams(keywords, values, 1);
+    if (conn_)
+      pq().PQsetNoticeProcessor(
+          conn_,
+          [](void* self, const char* message) {
+            static_cast<PgConnection*>(self)->notice_ = one_line(message ? message : "");
+          },
+          this);
+    const std::string why = conn_ ? finish_connecting() : "out of memory";
+    if (!why.empty()) {
       pq().PQfinish(conn_);
       conn_ = nullptr;
       throw StoreError(StoreError::Kind::io, label_ + ": cannot connect: " + why);
@@ -214,6 +158,8 @@ class PgConnection {
 
   /// `r` when it succeeded, else a StoreError saying why.
   PgResult checked(PgResult r, const char* doing) {
+    const std::string notice = std::move(notice_);
+    notice_.clear();
     const auto status = r ? pq().PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return r;
     const char* state_field = r ? pq().PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
@@ -223,7 +169,8 @@ class PgConnection {
     // server going down (57P01 to 57P03), sometimes before PQstatus says so.
     dropped_ = lost() || state.empty() || state.rfind("08", 0) == 0 || state == "57P01" ||
                state == "57P02" || state == "57P03";
-    const std::string message = one_line(pq().PQerrorMessage(conn_));
+    std::string message = one_line(pq().PQerrorMessage(conn_));
+    if (dropped_ && !notice.empty()) message = notice + "; " + message;
     if (dropped_)
       throw PgStatementError(
           StoreError::Kind::io,
@@ -234,6 +181,25 @@ class PgConnection {
     throw PgStatementError(pg_kind(state),
                            label_ + ": " + doing + ": " + primary + pg_hint(state, user()), state,
                            primary);
+  }
+
+  /// Drives a started connection to its end within kPgConnectTimeout (what
+  /// PQconnectdbParams does, which PQconnectPoll leaves to its caller): ""
+  /// when it is made, else why not.
+  std::string finish_connecting() {
+    const auto deadline = std::chrono::steady_clock::now() + kPgConnectTimeout;
+    auto status = PGRES_POLLING_WRITING;  // libpq's first step, as documented
+    while (pq().PQstatus(conn_) != CONNECTION_BAD && status != PGRES_POLLING_FAILED) {
+      if (status == PGRES_POLLING_OK) return "";
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return "timeout expired";
+      pollfd fd{pq().PQsocket(conn_),
+                static_cast<short>(status == PGRES_POLLING_READING ? POLLIN : POLLOUT), 0};
+      if (::poll(&fd, 1, static_cast<int>(left.count())) != 1) continue;  // timeout or EINTR
+      status = pq().PQconnectPoll(conn_);
+    }
+    return one_line(pq().PQerrorMessage(conn_));
   }
 
   /// ROLLBACK when the connection still stands; never throws.
@@ -258,6 +224,7 @@ class PgConnection {
   PGconn* conn_ = nullptr;
   std::string label_;
   bool dropped_ = false;
+  std::string notice_;  ///< the server's last notice or warning, on one line
 };
 
 std::string cell(const PgResult& r, int row, int col) {
@@ -515,10 +482,11 @@ class PostgresqlLedgerStore final : public LedgerStore {
                            "; reconnected, but the look for it failed (" + why + ")" + unknown);
     }
     if (!recorded)
-      throw StoreError(StoreError::Kind::io, db_.label() + ": " + lost + "; reconnected: entry " +
-                                                 std::to_string(e.seq) +
-                                                 " is not this one, nothing was recorded");
-    if (note_) note_(db_.label() + ": " + lost + "; reconnected: it is recorded");
+      throw StoreError(
+          StoreError::Kind::io,
+          db_.label() + ": " + lost +
+              "; reconnected and looked: it is not in the ledger; nothing was recorded");
+    if (note_) note_(db_.label() + ": " + lost + "; reconnected and looked: it is recorded");
   }
 
   /// After a reconnection: whether `e` is in the ledger. The ledger's row is
