@@ -330,8 +330,8 @@ class PostgresqlLedgerStore final : public LedgerStore {
         if (x.kind() == StoreError::Kind::permission) throw refused_append(x);
         if (!retryable(x.state())) throw extended(x, "; nothing was recorded");
         if (attempt == kPgWriteAttempts)
-          throw extended(
-              x, " (" + std::to_string(kPgWriteAttempts) + " attempts); nothing was recorded");
+          throw extended(x,
+                         ", " + std::to_string(kPgWriteAttempts) + " times; nothing was recorded");
         if (note_)
           note_(std::string(x.what()) + "; nothing was recorded, retrying (" +
                 std::to_string(attempt + 1) + " of " + std::to_string(kPgWriteAttempts) + ")");

@@ -8,7 +8,7 @@
 //   - a serialization failure (40001) twice, injected by a trigger: two
 //     `dpbudget: note: ... retrying (2 of 3)`, `(3 of 3)` lines, then exit 0,
 //     recorded once; a deadlock (40P01) every time: the notes, then exit 7,
-//     "(3 attempts); nothing was recorded", nothing recorded;
+//     ", 3 times; nothing was recorded", nothing recorded;
 //   - the server crashed (pg_ctl stop -m immediate) while COMMIT is in
 //     flight (a deferred trigger holds COMMIT open for 2 s, the test waits
 //     until pg_stat_activity shows it): restarted at once, the add
@@ -191,8 +191,7 @@ TEST_CASE("postgresql ledger-add faults: serialization failures and deadlocks re
   const auto lines = lines_of(always.err);
   REQUIRE(lines.size() == 3);
   CHECK(ends_with(lines[1], "retrying (3 of 3)"));
-  CHECK(lines[2] ==
-        ledger.error + "cannot write: injected failure (3 attempts); nothing was recorded");
+  CHECK(lines[2] == ledger.error + "cannot write: injected failure, 3 times; nothing was recorded");
   CHECK(ledger.history() == std::vector<std::string>{"first", "retried"});
   psql_as("OWNER", "DROP TRIGGER test_fail ON dpbudget.entries");
   CHECK(ledger.verifies());
