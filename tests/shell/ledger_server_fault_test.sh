@@ -121,9 +121,12 @@ fault_pid=$!
 # Worker W runs the adds i = W, W + workers, ...: each once the socket is
 # there (a server up or starting), its exit status kept in $tmp/add.I.rc.
 worker() {
-  local i
+  local i wait
   for ((i = $1; i <= adds; i += workers)); do
-    while [ ! -S "$socket" ]; do ms_sleep 20; done
+    for ((wait = 0; wait < 500; wait++)); do # 10 s at most: a restart that failed is reported below
+      [ -S "$socket" ] && break
+      ms_sleep 20
+    done
     "$bin" ledger-add "${ledger[@]}" --name "$(printf 'a%03d' "$i")" --spec "$tmp/fits.json" \
       >"$tmp/add.$i.out" 2>"$tmp/add.$i.err"
     echo $? >"$tmp/add.$i.rc"
