@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "store/ledger_chain.hpp"
+#include "store/libcrypto_library.hpp"
 #include "store/ledger_store.hpp"
 
 namespace dpb::store {
@@ -283,6 +284,9 @@ class SqliteLedgerStore final : public LedgerStore {
 
 std::unique_ptr<LedgerStore> create_sqlite_ledger(const std::string& path, const Header& header,
                                                   const std::optional<std::string>& key) {
+  // The chain's libcrypto is opened before the file exists: a machine
+  // without it gets one line and no file.
+  (void)crypto();
   // The file is made here, owner-only and only if absent, before SQLite
   // opens it: SQLite would create it with the process's umask.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
