@@ -3,15 +3,15 @@
 # docs/ledger_postgresql.md, "A dropped connection or a server restart during
 # add"): a throwaway cluster (tests/support/pg_cluster.sh, --fsync off: a
 # server crash loses nothing committed either way, and recovery takes 0.2 s
-# rather than 5 s) holds a ledger whose budget fits every add; WORKERS adders
+# rather than 5 s) holds a ledger whose budget fits every add; $workers adders
 # run the adds, each starting its next add once the server's socket is there,
 # while a background loop stops the server with `pg_ctl stop -m immediate` (a
-# crash) after a random 0 to STOP_AFTER_MS of uptime, keeps it down (mostly
-# under RECONNECT_BUDGET_MS, which the store's reconnection rides out; one
-# stop in LONG_EVERY for LONG_DOWN_MS, which it does not) and restarts it
+# crash) after a random 0 to $stop_after_ms ms of uptime, keeps it down (mostly
+# under $short_down_ms ms, which the store's reconnection rides out; one
+# stop in $long_every for $long_down_ms ms, which it does not) and restarts it
 # (crash recovery). To make stops land on a COMMIT in flight as well as on
 # the statements before it, a deferred constraint trigger, created by the
-# test as the ledger's owner, sleeps COMMIT_SLEEP in every COMMIT that
+# test as the ledger's owner, sleeps $commit_sleep s in every COMMIT that
 # carries an entry: the server still commits or aborts the whole
 # transaction; only the window grows. Afterwards, the server up:
 #   - every add exited 0, 7 or 9 (README "Exit status"), and wrote nothing
@@ -27,7 +27,7 @@
 #     started, none twice; n = (adds that exited 0) + (adds that exited 9 and
 #     are recorded); ledger-export reads every entry's body (one event each);
 #     ledger-verify and ledger-status exit 0;
-#   - the stops hit adds in flight: at least MIN_IN_FLIGHT adds failed after
+#   - the stops hit adds in flight: at least $min_in_flight adds failed after
 #     they had connected (not merely "cannot connect"), so that the test
 #     cannot pass without faults.
 # Prints how many adds exited 0, 7 (by cause) and 9, the stops, and the time.
