@@ -197,7 +197,7 @@ TEST_CASE("postgresql ledger-add faults: serialization failures and deadlocks re
   CHECK(ledger.verifies());
 }
 
-TEST_CASE("postgresql ledger-add faults: COMMIT lost: back at once, it looks (7); away, 9") {
+TEST_CASE("postgresql ledger-add faults: COMMIT lost: back at once, it looks (7), away, 9") {
   struct Case {
     const char* ledger;
     std::chrono::milliseconds down;
