@@ -36,7 +36,9 @@ constexpr const char* kExitStatusHelp =
     "2 bad usage or input; 3 no solution (e.g. the target cannot be met);\n"
     "4 no sound upper bound to gate on; 5 output could not be written;\n"
     "6 sweep --input holds no configuration; 7 a ledger cannot be used (missing, not a\n"
-    "ledger, newer, wrong key, unwritable); 8 a ledger was altered (its hash chain breaks).";
+    "ledger, newer, wrong key, unwritable, its server unreachable; it is unchanged);\n"
+    "8 a ledger was altered (its hash chain breaks); 9 a ledger's server went away while\n"
+    "committing: the entry may or may not be recorded (ledger-history shows which).";
 
 std::string version_string() {
   std::string v = std::string("dpbudget ") + kVersion;
@@ -253,15 +255,20 @@ int failure_status(const CLI::App& app, int argc, const char* const* argv, std::
   } catch (const LedgerAltered& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kLedgerAltered;
+  } catch (const LedgerOutcomeUnknown& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kLedgerOutcomeUnknown;
   } catch (const LedgerError& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kLedgerUnavailable;
   } catch (const store::StoreError& e) {
     // A store's failure that no verb turned into a LedgerError (e.g. the
     // hash chain's libcrypto missing at the first hash): the ledger cannot
-    // be used, and the store left it as it was.
+    // be used, and the store left it as it was (but an append whose outcome
+    // is unknown, which throw_ledger_error() maps alike).
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kLedgerUnavailable;
+    return e.kind() == store::StoreError::Kind::in_doubt ? kLedgerOutcomeUnknown
+                                                         : kLedgerUnavailable;
   } catch (const NoConfigurations& e) {
     err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
     return kNoConfigurations;

@@ -24,11 +24,17 @@ enum ExitStatus : int {
   kNoConfigurations = 6,
   /// A ledger that cannot be used: no such file, not a ledger, a newer
   /// schema, a wrong or missing key, a file that cannot be read or written
-  /// (permissions, a full disk). The ledger is unchanged.
+  /// (permissions, a full disk); a server that cannot be reached, a
+  /// connection lost before COMMIT, a role without the right, contention
+  /// past the bounded retries. The ledger is unchanged.
   kLedgerUnavailable = 7,
   /// ledger-verify found the ledger altered: an entry edited, removed,
   /// inserted or swapped, or a head other than the one expected.
   kLedgerAltered = 8,
+  /// A ledger on a server lost the connection while COMMIT was in flight and
+  /// the outcome could not be established again: the entry may or may not
+  /// be recorded (ledger-history shows which).
+  kLedgerOutcomeUnknown = 9,
 };
 
 /// How run_cli() runs a verb. `check` parses the command line and validates
@@ -67,6 +73,15 @@ class NoConfigurations : public std::runtime_error {
 class LedgerError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A ledger error whose outcome is unknown (exit status 9, not 7): the
+/// connection to the ledger's server was lost while an append's COMMIT was
+/// in flight and could not be made again to look; the message says to look
+/// with ledger-history.
+class LedgerOutcomeUnknown : public LedgerError {
+ public:
+  using LedgerError::LedgerError;
 };
 
 /// A ledger whose hash chain does not hold (exit status 8): no verb decides

@@ -100,7 +100,8 @@ std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string&, const 
   unsupported();
 }
 std::unique_ptr<LedgerStore> open_postgresql_ledger(const std::string&, const std::string&,
-                                                    const std::optional<std::string>&) {
+                                                    const std::optional<std::string>&,
+                                                    const StoreNote&) {
   unsupported();
 }
 #endif

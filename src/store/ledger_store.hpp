@@ -39,7 +39,8 @@ struct Entry {
   std::string hash;       ///< hex SHA-256 (or HMAC-SHA-256 with a key) of it and prev_hash
 };
 
-/// Why a store could not do what was asked; the ledger is as it was.
+/// Why a store could not do what was asked; the ledger is as it was (but
+/// in_doubt: whether the last entry was appended is unknown).
 class StoreError : public std::runtime_error {
  public:
   enum class Kind {
@@ -49,6 +50,10 @@ class StoreError : public std::runtime_error {
     newer_schema,  ///< written by a newer dpbudget
     key,           ///< a keyed ledger without its key, or with another key
     io,            ///< cannot read or write (permissions, a full disk, a lock held too long)
+    permission,    ///< a server refused this role the right (SQLSTATE 42501); nothing written
+    /// The connection to a server was lost while COMMIT was in flight and the
+    /// outcome could not be established: the entry may or may not be recorded.
+    in_doubt,
   };
   StoreError(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
   Kind kind() const noexcept { return kind_; }

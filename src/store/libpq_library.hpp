@@ -13,7 +13,8 @@ namespace dpb::store {
 // Every libpq function the PostgreSQL store calls, once: X(name).
 #define DPB_LIBPQ_FUNCTIONS(X) \
   X(PQclear)                   \
-  X(PQconnectdbParams)         \
+  X(PQconnectPoll)             \
+  X(PQconnectStartParams)      \
   X(PQconndefaults)            \
   X(PQconninfoFree)            \
   X(PQconninfoParse)           \
@@ -28,8 +29,11 @@ namespace dpb::store {
   X(PQreset)                   \
   X(PQresultErrorField)        \
   X(PQresultStatus)            \
+  X(PQsetNoticeProcessor)      \
+  X(PQsocket)                  \
   X(PQstatus)                  \
-  X(PQtransactionStatus)
+  X(PQtransactionStatus)       \
+  X(PQuser)
 
 /// The functions, each a pointer of the type libpq's header declares, under
 /// the same name: `pq().PQclear(r)`.

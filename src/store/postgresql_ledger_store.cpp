@@ -8,6 +8,8 @@
 // there, before it reads anything), then reads, decides and appends.
 #include "store/postgresql_ledger_store.hpp"
 
+#include <poll.h>
+
 #include <chrono>
 #include <cstdint>
 #include <thread>
@@ -17,15 +19,20 @@
 #include "store/ledger_chain.hpp"
 #include "store/libcrypto_library.hpp"
 #include "store/libpq_library.hpp"
+#include "store/postgresql_errors.hpp"
 
 namespace dpb::store {
 namespace {
 
-/// How long an append waits for another writer's lock on the same ledger
-/// (the SQLite store's busy timeout).
-constexpr const char* kPgLockTimeout = "60s";
+/// How long making a connection may take (libpq's connect_timeout, also
+/// for a reconnection): a socket on the machine answers in milliseconds, a
+/// server across a slow network in a few seconds.
+constexpr std::chrono::seconds kPgConnectTimeout(10);
 /// Reconnections tried when the connection drops while COMMIT is in flight,
-/// and the wait before each.
+/// and the wait before each: 2.1 s in all, so that a server back within it
+/// (crash recovery after `pg_ctl stop -m immediate` took 0.17 s here with
+/// fsync off) lets the add say whether its entry is recorded, and an add
+/// whose server stays away reports "outcome unknown" within seconds.
 constexpr int kPgReconnectTries = 3;
 constexpr std::chrono::milliseconds kPgReconnectWait[kPgReconnectTries] = {
     std::chrono::milliseconds(100), std::chrono::milliseconds(400),
@@ -69,38 +76,6 @@ struct PgResultFree {
 };
 using PgResult = std::unique_ptr<PGresult, PgResultFree>;
 
-/// libpq's message on one line (it writes some over two or three).
-std::string one_line(std::string text) {
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
-
-/// What a failed statement means for the caller, by its SQLSTATE.
-StoreError::Kind pg_kind(const std::string& state) {
-  if (state == "42P01" || state == "3F000") return StoreError::Kind::not_a_ledger;
-  if (state == "23505") return StoreError::Kind::exists;
-  return StoreError::Kind::io;
-}
-
-std::string pg_hint(const std::string& state) {
-  if (state == "42501") return " (this role may not do that: ask for the writer's grants)";
-  if (state == "42P01" || state == "3F000")
-    return " (no dpbudget ledger schema in this database: ledger-init creates it where the "
-           "role may, or an administrator runs docs/ledger_postgresql.sql)";
-  if (state == "55P03") return " (another writer held the ledger for 60 s)";
-  return "";
-}
-
 std::vector<std::string> conninfo_values(const std::string& conninfo, const char* keyword,
                                          bool* parsed) {
   char* error = nullptr;
@@ -128,12 +103,26 @@ class PgConnection {
   PgConnection(const std::string& conninfo, std::string label) : label_(std::move(label)) {
     // The user's string is expanded in place of dbname; what comes before it
     // is a default it may override, what comes after is ours.
+    const std::string timeout = std::to_string(kPgConnectTimeout.count());
     const char* keywords[] = {"connect_timeout", "application_name", "dbname", "client_encoding",
                               nullptr};
-    const char* values[] = {"10", "dpbudget", conninfo.c_str(), "UTF8", nullptr};
-    conn_ = pq().PQconnectdbParams(keywords, values, 1);
-    if (!conn_ || pq().PQstatus(conn_) != CONNECTION_OK) {
-      const std::string why = conn_ ? one_line(pq().PQerrorMessage(conn_)) : "out of memory";
+    const char* values[] = {timeout.c_str(), "dpbudget", conninfo.c_str(), "UTF8", nullptr};
+    // Started, not made at once, so that the notice processor is in place
+    // before the server says anything: the server's notices and warnings (a
+    // WARNING before an immediate shutdown drops the connection, even one
+    // just made; a NOTICE from CREATE ... IF NOT EXISTS) would reach stderr
+    // as lines of their own. The last is kept for the message of a lost
+    // connection instead.
+    conn_ = pq().PQconnectStartParams(keywords, values, 1);
+    if (conn_)
+      pq().PQsetNoticeProcessor(
+          conn_,
+          [](void* self, const char* message) {
+            static_cast<PgConnection*>(self)->notice_ = one_line(message ? message : "");
+          },
+          this);
+    const std::string why = conn_ ? finish_connecting() : "out of memory";
+    if (!why.empty()) {
       pq().PQfinish(conn_);
       conn_ = nullptr;
       throw StoreError(StoreError::Kind::io, label_ + ": cannot connect: " + why);
@@ -144,6 +133,11 @@ class PgConnection {
   PgConnection& operator=(const PgConnection&) = delete;
 
   const std::string& label() const { return label_; }
+  /// The role the connection logged in as.
+  std::string user() const {
+    const char* u = pq().PQuser(conn_);
+    return u ? u : "";
+  }
   bool lost() const { return pq().PQstatus(conn_) != CONNECTION_OK; }
   /// Whether the last failure was the connection's (not the statement's).
   bool dropped() const { return dropped_; }
@@ -165,6 +159,8 @@ class PgConnection {
 
   /// `r` when it succeeded, else a StoreError saying why.
   PgResult checked(PgResult r, const char* doing) {
+    const std::string notice = std::move(notice_);
+    notice_.clear();
     const auto status = r ? pq().PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return r;
     const char* state_field = r ? pq().PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
@@ -174,15 +170,37 @@ class PgConnection {
     // server going down (57P01 to 57P03), sometimes before PQstatus says so.
     dropped_ = lost() || state.empty() || state.rfind("08", 0) == 0 || state == "57P01" ||
                state == "57P02" || state == "57P03";
+    std::string message = one_line(pq().PQerrorMessage(conn_));
+    if (dropped_ && !notice.empty()) message = notice + "; " + message;
     if (dropped_)
-      throw StoreError(StoreError::Kind::io, label_ + ": " + doing +
-                                                 ": the connection to the server was lost (" +
-                                                 one_line(pq().PQerrorMessage(conn_)) + ")");
-    const char* primary = r ? pq().PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY) : nullptr;
-    throw StoreError(pg_kind(state),
-                     label_ + ": " + doing + ": " +
-                         (primary ? std::string(primary) : one_line(pq().PQerrorMessage(conn_))) +
-                         pg_hint(state));
+      throw PgStatementError(
+          StoreError::Kind::io,
+          label_ + ": " + doing + ": the connection to the server was lost (" + message + ")",
+          state, message);
+    const char* field = r ? pq().PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+    const std::string primary = field ? std::string(field) : message;
+    throw PgStatementError(pg_kind(state),
+                           label_ + ": " + doing + ": " + primary + pg_hint(state, user()), state,
+                           primary);
+  }
+
+  /// Drives a started connection to its end within kPgConnectTimeout (what
+  /// PQconnectdbParams does, which PQconnectPoll leaves to its caller): ""
+  /// when it is made, else why not.
+  std::string finish_connecting() {
+    const auto deadline = std::chrono::steady_clock::now() + kPgConnectTimeout;
+    auto status = PGRES_POLLING_WRITING;  // libpq's first step, as documented
+    while (pq().PQstatus(conn_) != CONNECTION_BAD && status != PGRES_POLLING_FAILED) {
+      if (status == PGRES_POLLING_OK) return "";
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return "timeout expired";
+      pollfd fd{pq().PQsocket(conn_),
+                static_cast<short>(status == PGRES_POLLING_READING ? POLLIN : POLLOUT), 0};
+      if (::poll(&fd, 1, static_cast<int>(left.count())) != 1) continue;  // timeout or EINTR
+      status = pq().PQconnectPoll(conn_);
+    }
+    return one_line(pq().PQerrorMessage(conn_));
   }
 
   /// ROLLBACK when the connection still stands; never throws.
@@ -207,6 +225,7 @@ class PgConnection {
   PGconn* conn_ = nullptr;
   std::string label_;
   bool dropped_ = false;
+  std::string notice_;  ///< the server's last notice or warning, on one line
 };
 
 std::string cell(const PgResult& r, int row, int col) {
@@ -235,11 +254,12 @@ class PostgresqlLedgerStore final : public LedgerStore {
         try {
           db_.exec_script(kPgSchemaSql, "cannot create the schema");
         } catch (const StoreError& e) {
-          if (std::string(e.what()).find("permission denied") == std::string::npos) throw;
-          throw StoreError(StoreError::Kind::io,
-                           db_.label() +
-                               ": cannot create the schema dpbudget: this role may not (an "
-                               "administrator creates it with docs/ledger_postgresql.sql)");
+          if (e.kind() != StoreError::Kind::permission) throw;
+          throw StoreError(StoreError::Kind::permission,
+                           db_.label() + ": cannot create the schema dpbudget: the role " +
+                               db_.user() +
+                               " may not (an administrator creates it with "
+                               "docs/ledger_postgresql.sql)");
         }
         db_.exec(
             "INSERT INTO dpbudget.meta (key, value) VALUES ('schema_version', $1) "
@@ -294,24 +314,60 @@ class PostgresqlLedgerStore final : public LedgerStore {
 
   std::vector<Entry> entries() override { return read_entries(); }
 
+  /// One transaction, run again (kPgWriteAttempts in all, each retry said to
+  /// note_) when the server rolled it back for other writers' sake; every
+  /// failure before COMMIT says that nothing was recorded, which holds: a
+  /// transaction whose COMMIT was never sent cannot take effect.
   std::optional<Entry> append_if(const Decide& decide) override {
     if (keyed() && !key_)
       throw StoreError(StoreError::Kind::key, db_.label() +
                                                   ": --key-file: this ledger is keyed; give its "
                                                   "key to write to it");
+    for (int attempt = 1;; ++attempt) {
+      std::optional<Entry> e;
+      try {
+        e = append_uncommitted(decide);
+      } catch (const PgStatementError& x) {
+        if (x.kind() == StoreError::Kind::permission) throw refused_append(x);
+        if (!retryable(x.state())) throw extended(x, "; nothing was recorded");
+        if (attempt == kPgWriteAttempts)
+          throw extended(x,
+                         ", " + std::to_string(kPgWriteAttempts) + " times; nothing was recorded");
+        if (note_)
+          note_(std::string(x.what()) + "; nothing was recorded, retrying (" +
+                std::to_string(attempt + 1) + " of " + std::to_string(kPgWriteAttempts) + ")");
+        std::this_thread::sleep_for(kPgRetryWait[attempt - 1]);
+        continue;
+      } catch (const StoreError& x) {
+        throw extended(x, "; nothing was recorded");
+      }
+      if (e) commit(*e);
+      return e;
+    }
+  }
+
+  void set_note(StoreNote note) { note_ = std::move(note); }
+
+  std::string entry_hash(std::int64_t seq, const NewEntry& c,
+                         const std::string& prev) const override {
+    return chained_entry_hash(key_, seq, c, prev);
+  }
+  std::string header_hash() const override { return chained_header_hash(key_, header_); }
+
+ private:
+  /// BEGIN, the ledger's row locked, read, decide, INSERT: the entry, its
+  /// transaction still open; nullopt (rolled back) when `decide` declines.
+  /// Rolls back and throws on any failure.
+  std::optional<Entry> append_uncommitted(const Decide& decide) {
     db_.exec("BEGIN ISOLATION LEVEL READ COMMITTED", "cannot lock for writing");
     Entry e;
     try {
-      db_.exec((std::string("SET LOCAL lock_timeout = '") + kPgLockTimeout + "'").c_str(),
-               "cannot lock for writing");
-      const auto lock = db_.exec("SELECT head_seq FROM dpbudget.ledgers WHERE name = $1 FOR UPDATE",
-                                 {name_}, "cannot lock for writing");
-      if (pq().PQntuples(lock.get()) == 0)
-        throw StoreError(StoreError::Kind::not_found, db_.label() + ": no such ledger");
+      lock_ledger("cannot lock for writing");
       const auto current = read_entries();
       auto content = decide(current);
       if (!content) {
-        db_.exec("ROLLBACK", "cannot end the transaction");
+        // Nothing was written: whether the ROLLBACK arrives changes nothing.
+        db_.rollback_quietly();
         return std::nullopt;
       }
       e.seq = current.empty() ? 1 : current.back().seq + 1;
@@ -331,17 +387,31 @@ class PostgresqlLedgerStore final : public LedgerStore {
       db_.rollback_quietly();
       throw;
     }
-    commit(e);
     return e;
   }
 
-  std::string entry_hash(std::int64_t seq, const NewEntry& c,
-                         const std::string& prev) const override {
-    return chained_entry_hash(key_, seq, c, prev);
+  /// In a transaction: waits (at most kPgLockTimeoutSeconds) for the
+  /// ledger's row and locks it, so that no other writer runs until the
+  /// transaction ends.
+  void lock_ledger(const char* doing) {
+    db_.exec(("SET LOCAL lock_timeout = '" + std::to_string(kPgLockTimeoutSeconds) + "s'").c_str(),
+             doing);
+    const auto lock = db_.exec("SELECT head_seq FROM dpbudget.ledgers WHERE name = $1 FOR UPDATE",
+                               {name_}, doing);
+    if (pq().PQntuples(lock.get()) == 0)
+      throw StoreError(StoreError::Kind::not_found, db_.label() + ": no such ledger");
   }
-  std::string header_hash() const override { return chained_header_hash(key_, header_); }
 
- private:
+  /// A role's append refused by the server (42501): which right it lacks.
+  StoreError refused_append(const PgStatementError& x) const {
+    return StoreError(StoreError::Kind::permission,
+                      db_.label() + ": the role " + db_.user() + " may not add to this ledger (" +
+                          x.primary() +
+                          "): adding needs UPDATE (head_seq) on dpbudget.ledgers and INSERT on "
+                          "dpbudget.entries, which an administrator grants with the role "
+                          "dpbudget_writer (docs/ledger_postgresql.sql); nothing was recorded");
+  }
+
   void check_schema_version() {
     const auto v =
         db_.exec("SELECT value FROM dpbudget.meta WHERE key = 'schema_version'", "cannot read");
@@ -377,34 +447,75 @@ class PostgresqlLedgerStore final : public LedgerStore {
   }
 
   /// COMMIT; when the connection drops while it is in flight, the client
-  /// cannot know whether it took effect: reconnect and look for the entry's
-  /// own hash at its place (docs/ledger_postgresql.md, dropped connections).
+  /// cannot know whether it took effect: reconnect (kPgReconnectTries) and
+  /// look for the entry's own hash at its place (docs/ledger_postgresql.md,
+  /// dropped connections). Recorded: returns. Not recorded: throws io.
+  /// Unknown (no connection again, or the look failed): throws in_doubt.
   void commit(const Entry& e) {
     try {
-      db_.exec("COMMIT", "cannot write");
+      db_.exec("COMMIT", "cannot commit");
       return;
-    } catch (const StoreError&) {
-      if (!db_.dropped()) throw;
+    } catch (const StoreError& x) {
+      // The server answered: the transaction ended without the entry.
+      if (!db_.dropped()) throw extended(x, "; nothing was recorded");
     }
-    if (!db_.reconnect())
-      throw StoreError(StoreError::Kind::io,
-                       db_.label() + ": the connection was lost while committing entry " +
-                           std::to_string(e.seq) +
-                           " and the server cannot be reached again: whether it was recorded is "
-                           "unknown (ledger-history shows it)");
-    const auto found = db_.exec("SELECT hash FROM dpbudget.entries WHERE ledger = $1 AND seq = $2",
-                                {name_, std::to_string(e.seq)}, "cannot read after reconnecting");
-    if (pq().PQntuples(found.get()) == 1 && cell(found, 0, 0) == e.hash) return;
-    throw StoreError(StoreError::Kind::io,
-                     db_.label() +
-                         ": the connection was lost while committing; nothing was "
-                         "recorded");
+    const std::string lost = "the connection to the server was lost while committing entry " +
+                             std::to_string(e.seq) + " ('" + e.content.name + "')";
+    const std::string unknown =
+        ": the entry may or may not be recorded; run ledger-history / ledger-status to see";
+    if (!db_.reconnect()) {
+      long long waited = 0;
+      for (const auto wait : kPgReconnectWait) waited += wait.count();
+      throw StoreError(StoreError::Kind::in_doubt,
+                       db_.label() + ": outcome unknown: " + lost +
+                           " and could not be made again (" + std::to_string(kPgReconnectTries) +
+                           " tries over " + std::to_string(waited / 1000) + "." +
+                           std::to_string(waited % 1000 / 100) + " s)" + unknown);
+    }
+    bool recorded = false;
+    try {
+      recorded = committed(e);
+    } catch (const StoreError& x) {
+      std::string why = x.what();
+      if (why.rfind(db_.label() + ": ", 0) == 0) why.erase(0, db_.label().size() + 2);
+      throw StoreError(StoreError::Kind::in_doubt,
+                       db_.label() + ": outcome unknown: " + lost +
+                           "; reconnected, but the look for it failed (" + why + ")" + unknown);
+    }
+    if (!recorded)
+      throw StoreError(
+          StoreError::Kind::io,
+          db_.label() + ": " + lost +
+              "; reconnected and looked: it is not in the ledger; nothing was recorded");
+    if (note_) note_(db_.label() + ": " + lost + "; reconnected and looked: it is recorded");
+  }
+
+  /// After a reconnection: whether `e` is in the ledger. The ledger's row is
+  /// locked first, so that a transaction of the lost connection that the
+  /// server still runs (a network drop rather than a crash) has ended, and
+  /// its entry, if it committed, is seen.
+  bool committed(const Entry& e) {
+    db_.exec("BEGIN ISOLATION LEVEL READ COMMITTED", "cannot read after reconnecting");
+    try {
+      lock_ledger("cannot read after reconnecting");
+      const auto found =
+          db_.exec("SELECT hash FROM dpbudget.entries WHERE ledger = $1 AND seq = $2",
+                   {name_, std::to_string(e.seq)}, "cannot read after reconnecting");
+      const bool recorded = pq().PQntuples(found.get()) == 1 && cell(found, 0, 0) == e.hash;
+      // The answer is known: a ROLLBACK that does not arrive changes nothing.
+      db_.rollback_quietly();
+      return recorded;
+    } catch (...) {
+      db_.rollback_quietly();
+      throw;
+    }
   }
 
   PgConnection db_;
   std::string name_;
   Header header_;
   std::optional<std::string> key_;
+  StoreNote note_;
 };
 
 }  // namespace
@@ -447,9 +558,11 @@ std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninf
 
 std::unique_ptr<LedgerStore> open_postgresql_ledger(const std::string& conninfo,
                                                     const std::string& name,
-                                                    const std::optional<std::string>& key) {
+                                                    const std::optional<std::string>& key,
+                                                    const StoreNote& note) {
   auto store = std::make_unique<PostgresqlLedgerStore>(conninfo, name);
   store->load(key);
+  store->set_note(note);
   return store;
 }
 

@@ -6,6 +6,7 @@
 // caller, appends. Built with -DDPBUDGET_POSTGRESQL=ON (the default; libpq
 // opened at run time, libpq_library.hpp); without it, ledger_address.cpp defines these functions as
 // refusals.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,11 +34,17 @@ std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninf
                                                       const std::string& name, const Header& header,
                                                       const std::optional<std::string>& key);
 
+/// What the store says while it works (one line, no prefix): each retry of
+/// an append after a serialization failure, a deadlock or a lock timeout.
+using StoreNote = std::function<void(const std::string&)>;
+
 /// Opens ledger `name`: checks the schema's version and the key as
 /// open_sqlite_ledger does. A role that may only read can open it; its
-/// append is refused by the server.
+/// append is refused by the server (StoreError::Kind::permission). `note`
+/// hears each retry of an append (nothing when empty).
 std::unique_ptr<LedgerStore> open_postgresql_ledger(const std::string& conninfo,
                                                     const std::string& name,
-                                                    const std::optional<std::string>& key);
+                                                    const std::optional<std::string>& key,
+                                                    const StoreNote& note = {});
 
 }  // namespace dpb::store

@@ -96,6 +96,14 @@ TEST_CASE("postgresql admin SQL: applied once, then each role does what its gran
   CAPTURE(reader_add.err);
   CHECK(reader_add.status == 7);
   CHECK(reader_add.err.find("permission denied") != std::string::npos);
+  // One line naming the role and the rights adding needs.
+  CHECK(reader_add.err.find("ledger shared: the role dpb_reader may not add to this ledger "
+                            "(permission denied for table ledgers): adding needs UPDATE "
+                            "(head_seq) on dpbudget.ledgers and INSERT on dpbudget.entries, "
+                            "which an administrator grants with the role dpbudget_writer") !=
+        std::string::npos);
+  CHECK(reader_add.err.find('\n') == reader_add.err.size() - 1);
+  CHECK(reader_add.err.find("; nothing was recorded\n") != std::string::npos);
   CHECK(entries_in("READER") == 3);
 
   // Nobody but the schema's owner (here the superuser) changes what is recorded.

@@ -15,6 +15,7 @@
 #include "cli/flags/choices.hpp"
 #include "cli/flags/neighbouring_choices.hpp"
 #include "cli/input/spec_input.hpp"
+#include "report/render.hpp"
 #include "store/ledger_address.hpp"
 #include "store/postgresql_ledger_store.hpp"
 
@@ -162,11 +163,16 @@ std::unique_ptr<store::LedgerStore> create_ledger(const LedgerFileFlags& f,
     if (postgresql) return store::create_postgresql_ledger(f.ledger, f.ledger_name, header, key);
     return store::create_sqlite_ledger(f.ledger, header, key);
   } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
+    throw_ledger_error(e);
   }
 }
 
-OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
+[[noreturn]] void throw_ledger_error(const store::StoreError& e) {
+  if (e.kind() == store::StoreError::Kind::in_doubt) throw LedgerOutcomeUnknown(e.what());
+  throw LedgerError(e.what());
+}
+
+OpenLedger open_ledger(const LedgerFileFlags& f, bool writable, std::ostream* notes) {
   if (f.ledger.empty()) throw UsageError("--ledger is required (the ledger file)");
   const bool postgresql = check_ledger_address(f);
   const auto key = read_key(f);
@@ -174,10 +180,18 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable) {
   out.path = ledger_label(f);
   out.has_key = key.has_value();
   try {
-    out.store = postgresql ? store::open_postgresql_ledger(f.ledger, f.ledger_name, key)
+    store::StoreNote note;
+    if (notes)
+      note = [notes](const std::string& text) {
+        *notes << "dpbudget: note: " << report::escape_control(text) << '\n' << std::flush;
+      };
+    out.store = postgresql ? store::open_postgresql_ledger(f.ledger, f.ledger_name, key, note)
                            : store::open_sqlite_ledger(f.ledger, writable, key);
   } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
+    // A writer that cannot open a server's ledger says what that leaves
+    // (README, exit status 7), as every failure of its append does.
+    if (postgresql && writable) throw LedgerError(std::string(e.what()) + "; nothing was recorded");
+    throw_ledger_error(e);
   }
   const store::Header& h = out.store->header();
   const std::string& path = out.path;
@@ -243,7 +257,7 @@ std::vector<store::Entry> checked_entries(const OpenLedger& ledger) {
   try {
     stored = ledger.store->entries();
   } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
+    throw_ledger_error(e);
   }
   check_chain(ledger, stored);
   return stored;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,15 @@ struct OpenLedger {
 };
 /// Opens --ledger (required) for reading or writing. Throws LedgerError
 /// (cli/errors.hpp) for a store's failure or a header that does not read.
-OpenLedger open_ledger(const LedgerFileFlags& flags, bool writable);
+/// `notes`: where a server's store says each retry of a write it makes
+/// (`dpbudget: note: ...` lines; the writing verbs give their stderr).
+OpenLedger open_ledger(const LedgerFileFlags& flags, bool writable, std::ostream* notes = nullptr);
+
+/// Throws the command line's exception for a store's failure, which sets the
+/// exit status (cli/errors.hpp): LedgerOutcomeUnknown (9) when an append's
+/// outcome is unknown (StoreError::Kind::in_doubt), LedgerError (7) for
+/// every other kind, the ledger unchanged.
+[[noreturn]] void throw_ledger_error(const store::StoreError& e);
 
 /// One entry read: a release (its event, unit and what it contributes) or a
 /// void of an earlier entry.

@@ -225,7 +225,7 @@ int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err
   check_output_flags(f.output);
   if (only_checking()) return kOk;
 
-  const OpenLedger ledger = open_ledger(f.file, !f.dry_run);
+  const OpenLedger ledger = open_ledger(f.file, !f.dry_run, &err);
   const DatasetBudget& b = ledger.budget;
   const Contribution contribution = contribution_of(*release.event, b);
   check_release_fits_ledger(ledger, release, contribution);
@@ -248,7 +248,7 @@ int run_ledger_add(const LedgerAddFlags& f, std::ostream& out, std::ostream& err
       });
     }
   } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
+    throw_ledger_error(e);
   }
   report::Report rep;
   rep.command = "ledger-add";

@@ -42,7 +42,7 @@ int run_ledger_verify(const LedgerVerifyFlags& f, std::ostream& out, std::ostrea
   try {
     stored = ledger.store->entries();
   } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
+    throw_ledger_error(e);
   }
   std::vector<store::ChainProblem> problems = store::verify_chain(*ledger.store, stored);
   const std::string head = stored.empty() ? ledger.store->header_hash() : stored.back().hash;

@@ -27,7 +27,7 @@ int run_ledger_void(const LedgerVoidFlags& f, std::ostream& out, std::ostream& e
   if (f.reason.empty()) throw UsageError("--reason is required (why the entry is void)");
   check_output_flags(f.output);
   if (only_checking()) return kOk;
-  OpenLedger ledger = open_ledger(f.file, true);
+  OpenLedger ledger = open_ledger(f.file, true, &err);
   std::optional<store::Entry> recorded;
   std::string name;
   try {
@@ -49,7 +49,7 @@ int run_ledger_void(const LedgerVoidFlags& f, std::ostream& out, std::ostream& e
                        std::to_string(entries.size()) + ")");
     });
   } catch (const store::StoreError& e) {
-    throw LedgerError(e.what());
+    throw_ledger_error(e);
   }
   report::Report rep;
   rep.command = "ledger-void";
