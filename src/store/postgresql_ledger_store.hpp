@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store/ledger_address.hpp"
 #include "store/ledger_store.hpp"
@@ -30,6 +31,15 @@ std::string conninfo_label(const std::string& conninfo);
 /// (StoreError::Kind::exists). `key`: the HMAC key, or nullopt for SHA-256.
 std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninfo,
                                                       const std::string& name, const Header& header,
+                                                      const std::optional<std::string>& key);
+
+/// Creates ledger `name` holding a ledger copied from another store, as
+/// import_sqlite_ledger does (the same checks, one transaction: the ledger's
+/// row, its header and every entry, or nothing). The role needs the grants
+/// of ledger-init and of ledger-add (docs/ledger_postgresql.sql).
+std::unique_ptr<LedgerStore> import_postgresql_ledger(const std::string& conninfo,
+                                                      const std::string& name, const Header& header,
+                                                      const std::vector<Entry>& entries,
                                                       const std::optional<std::string>& key);
 
 /// Opens ledger `name`: checks the schema's version and the key as
