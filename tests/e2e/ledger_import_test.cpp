@@ -171,6 +171,22 @@ TEST_CASE("ledger-import: an altered export, an existing ledger and a wrong key 
   CHECK(again.err.find("the file exists (a ledger is never replaced)") != std::string::npos);
   CHECK(export_of({"--ledger", target.path}) == before);
 
+  // A ledger without entries: its head is its header's, as ledger-init printed.
+  const Path empty("empty.ledger"), empty_copy("empty_copy.ledger");
+  const Run init = run_dpbudget({"ledger-init", "--ledger", empty.path, "--epsilon", "1", "--delta",
+                                 "1e-6", "--format", "json"});
+  REQUIRE(init.status == 0);
+  const std::string init_head =
+      nlohmann::json::parse(init.out).at("results").at(0).at("head").get<std::string>();
+  const std::string empty_text = export_of({"--ledger", empty.path});
+  CHECK(std::count(empty_text.begin(), empty_text.end(), '\n') == 1);
+  const Run empty_import =
+      run_dpbudget({"ledger-import", "--ledger", empty_copy.path, "--from", "-"}, empty_text);
+  CAPTURE(empty_import.err);
+  CHECK(empty_import.status == 0);
+  CHECK(empty_import.out.find(init_head) != std::string::npos);
+  CHECK(head_of({"--ledger", empty_copy.path}) == init_head);
+
   // From standard input.
   const Run piped = run_dpbudget({"ledger-import", "--ledger", copy.path, "--from", "-"}, plain);
   CAPTURE(piped.err);

@@ -6,18 +6,29 @@
 // same history, status, `verify --head` and export, byte for byte but for
 // the ledger's name, and have the same head. An altered export is refused
 // with exit 8 and no ledger of that name appears on the server; a name
-// already taken is refused and left as it was.
+// already taken is refused and left as it was. An import killed (SIGKILL) at
+// random moments leaves no ledger or the whole one, on either store.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "e2e/run.hpp"
+#include "store/ledger_chain.hpp"
 #include "support/ledger_transfer.hpp"
 #include "support/pg_cluster.hpp"
 #include "support/temp_file.hpp"
@@ -33,6 +44,59 @@ using FilePath = ScratchPath;
 /// How the binary names ledger `name` on the cluster as the owner.
 std::string server_label(const Cluster& c, const std::string& name) {
   return "postgresql://dpb_owner@" + c.vars.at("PGHOST") + "/dpbudget ledger " + name;
+}
+
+/// An export of `count` entries made from `base`'s: its header, and its
+/// first entry (a release) again and again under new names, chained anew
+/// (unkeyed) with the store's own hashes: a long import to kill.
+std::string long_export(const std::string& base, int count) {
+  const std::size_t first = base.find('\n');
+  auto head = nlohmann::ordered_json::parse(base.substr(0, first));
+  const auto entry =
+      nlohmann::ordered_json::parse(base.substr(first + 1, base.find('\n', first + 1) - first - 1));
+  dpb::store::Header header;
+  for (const auto& [name, value] : head.at("header").items())
+    header[name] = value.get<std::string>();
+  std::string prev = dpb::store::chained_header_hash(std::nullopt, header);
+  REQUIRE(prev == head.at("header_hash"));
+  std::string out = head.dump() + '\n';
+  for (int seq = 1; seq <= count; ++seq) {
+    auto line = entry;
+    const dpb::store::NewEntry content{line.at("kind"),        "copy-" + std::to_string(seq),
+                                       line.at("recorded_at"), line.at("recorded_by"),
+                                       line.at("body"),        line.at("note")};
+    line["seq"] = seq;
+    line["name"] = content.name;
+    line["prev_hash"] = prev;
+    prev = dpb::store::chained_entry_hash(std::nullopt, seq, content, prev);
+    line["hash"] = prev;
+    out += line.dump() + '\n';
+  }
+  return out;
+}
+
+/// Runs `ledger-import --from FILE` with `at`, killed with SIGKILL after
+/// `delay` (when it has not ended by then); whether the kill landed.
+bool import_killed_after(const LedgerArgs& at, const std::string& file,
+                         std::chrono::microseconds delay) {
+  std::vector<std::string> words = with({dpbudget_binary(), "ledger-import", "--from", file}, at);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(delay);
+  const bool landed = ::kill(pid, SIGKILL) == 0;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return landed && WIFSIGNALED(status);
 }
 
 }  // namespace
@@ -147,4 +211,63 @@ TEST_CASE("postgresql ledger-import: an altered export or a name taken is refuse
   CHECK(again.status == kUnavailable);
   CHECK(again.err.find("a ledger of that name exists") != std::string::npos);
   CHECK(export_of(taken) == before);
+}
+
+TEST_CASE("postgresql ledger-import: killed at random moments, no ledger or the whole one") {
+  const auto& c = cluster();
+  const TempFile spec("pg_import_spec3.json", R"({"laplace": {"scale": 4}})");
+  const FilePath base("kill_base.ledger");
+  fill_ledger({"--ledger", base.path}, spec.path);
+  // 1,500 entries: the import takes long enough on either store for kills
+  // to land before, inside and after its transaction.
+  constexpr int kEntries = 1500;
+  const std::string text = long_export(export_of({"--ledger", base.path}), kEntries);
+  const TempFile file("pg_import_long.jsonl", text);
+  constexpr int kTrials = 12;
+  std::mt19937 random(20261129);
+  for (const bool server : {true, false}) {
+    CAPTURE(server);
+    const FilePath target("killed.ledger");
+    const auto target_of = [&](int trial) -> LedgerArgs {
+      if (server)
+        return {"--ledger", c.uri("OWNER"), "--ledger-name", "killed-" + std::to_string(trial)};
+      // The file and SQLite's journal a killed import may leave beside it.
+      std::remove(target.path.c_str());
+      std::remove((target.path + "-journal").c_str());
+      return {"--ledger", target.path};
+    };
+    // How long a whole import takes here: kills fall anywhere in it.
+    const auto start = std::chrono::steady_clock::now();
+    const Run whole = run_dpbudget(with({"ledger-import", "--from", file.path}, target_of(-1)));
+    const auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - start);
+    CAPTURE(whole.err);
+    REQUIRE(whole.status == 0);
+    int none = 0, all = 0;
+    for (int trial = 0; trial < kTrials; ++trial) {
+      const LedgerArgs at = target_of(trial);
+      const auto delay = std::chrono::microseconds(
+          std::uniform_int_distribution<long>(0, static_cast<long>(took.count()))(random));
+      (void)import_killed_after(at, file.path, delay);
+      const Run after = run_dpbudget(with({"ledger-export", "--format", "ledger"}, at));
+      CAPTURE(trial);
+      CAPTURE(after.err);
+      if (after.status == 0) {
+        CHECK(after.out == text);  // whole, never a part
+        ++all;
+      } else {
+        // No ledger: no such name, no file, or (SQLite) a file that is no
+        // ledger, its transaction rolled back.
+        CHECK(after.status == kUnavailable);
+        CHECK(after.out.empty());
+        ++none;
+      }
+    }
+    const std::string store = server ? "server" : "file";
+    MESSAGE(store << ": " << kTrials << " imports killed: " << none << " left no ledger, " << all
+                  << " the whole one; a whole " << kEntries << "-entry import took "
+                  << took.count() / 1000 << " ms");
+    CHECK(none + all == kTrials);
+    if (!server) (void)target_of(kTrials);
+  }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -112,6 +113,21 @@ store::Entry read_entry_line(const Json& j) {
   return e;
 }
 
+/// The whole input, or one byte more than kMaxLedgerExportBytes, read a
+/// block at a time (the memory it takes is the input's, not the limit's).
+std::string read_export_text(InputFile& input) {
+  constexpr std::size_t kReadBlockBytes = std::size_t{1} << 16;
+  std::string text;
+  std::array<char, kReadBlockBytes> block{};
+  std::istream& in = input.stream();
+  while (text.size() <= kMaxLedgerExportBytes && in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) throw UsageError("--from: cannot read " + input.name());
+  return text;
+}
+
 }  // namespace
 
 std::string ledger_export_lines(const store::Header& header, const std::string& header_hash,
@@ -144,7 +160,7 @@ std::string ledger_export_lines(const store::Header& header, const std::string& 
 LedgerExport read_ledger_export(InputFile& input) {
   LedgerExport out;
   out.source = input.name();
-  const std::string text = input.read_text(kMaxLedgerExportBytes);
+  const std::string text = read_export_text(input);
   if (text.size() > kMaxLedgerExportBytes)
     throw input_error("--from", {out.source, 0, ""},
                       "larger than " + size_text(kMaxLedgerExportBytes) + " (no ledger export)");
