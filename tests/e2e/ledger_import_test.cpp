@@ -229,6 +229,13 @@ TEST_CASE("ledger-import: bad lines are refused naming the file and the line, ex
                         }),
        ":1: \"schema_version\" is 2; this dpbudget reads 1"},
       {"spec_file", "{\"laplace\": {\"scale\": 4}}\n", ":1: no \"format\""},
+      {"not_a_ledger",
+       with_line_edited(plain, 1,
+                        [](const std::string& l) {
+                          return std::regex_replace(l, std::regex("\"format\":\"dpbudget-ledger\""),
+                                                    "\"format\":\"other\"");
+                        }),
+       ":1: not a dpbudget ledger (format 'other')"},
       {"blank", plain + "\n", ":6: empty (an export has no blank lines)"},
       {"empty", "", ": empty: no header line"},
   };
@@ -240,6 +247,16 @@ TEST_CASE("ledger-import: bad lines are refused naming the file and the line, ex
   }
   check_refused_import(import_into(copy.path, "/tmp/dpbudget_no_such_export.jsonl"), kStatusUsage,
                        "--from: cannot open", copy.path);
+  // A name that is not UTF-8 cannot be exported byte for byte: refused,
+  // naming the entry, nothing written.
+  const Run odd = run_dpbudget(
+      {"ledger-add", "--ledger", source.path, "--name", "bad-\xff", "--spec", spec.path});
+  REQUIRE(odd.status == 0);
+  const Run not_utf8 =
+      run_dpbudget({"ledger-export", "--ledger", source.path, "--format", "ledger"});
+  CHECK(not_utf8.status == kStatusUnavailable);
+  CHECK(not_utf8.out.empty());
+  CHECK(not_utf8.err.find(": entry 5: holds text that is not UTF-8") != std::string::npos);
   const Run no_from = run_dpbudget({"ledger-import", "--ledger", copy.path});
   CHECK(no_from.status == kStatusUsage);
   CHECK(no_from.err.find("--from is required") != std::string::npos);
