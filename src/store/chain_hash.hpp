@@ -1,8 +1,8 @@
 #pragma once
 // The hash of the ledger's chain (docs/ledger.md#verify): SHA-256 of the
 // fields, each prefixed with its length so that no two lists of fields hash
-// the same text; HMAC-SHA-256 under a key when the ledger has one. Both are
-// computed in chain_hash.cpp itself (not by libcrypto: it says why).
+// the same text; HMAC-SHA-256 under a key when the ledger has one. OpenSSL's
+// libcrypto computes both.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,11 +1,11 @@
-// The ledger chain's hash (src/store/chain_hash.cpp, written there rather
-// than taken from libcrypto): SHA-256 and HMAC-SHA-256 of length-prefixed
-// fields against values computed independently with Python's hashlib and
-// hmac (hashlib.sha256(m), hmac.new(k, m, hashlib.sha256) with m the fields
-// written as LENGTH ':' BYTES), at the lengths where SHA-256's padding
-// changes (55, 56, 63, 64, 65 bytes), across many blocks, and with keys
-// shorter than, equal to and longer than the 64-byte block (RFC 2104 hashes
-// the last first). The empty message gives FIPS 180-4's SHA-256 of "".
+// The ledger chain's hash (src/store/chain_hash.cpp): SHA-256 and
+// HMAC-SHA-256 of length-prefixed fields against values computed
+// independently with Python's hashlib and hmac (hashlib.sha256(m),
+// hmac.new(k, m, hashlib.sha256) with m the fields written as LENGTH ':'
+// BYTES), at the lengths where SHA-256's padding changes (55, 56, 63, 64, 65
+// bytes), across many blocks, and with keys shorter than, equal to and
+// longer than the 64-byte block (RFC 2104 hashes the last first). The empty
+// message gives FIPS 180-4's SHA-256 of "".
 #include "store/chain_hash.hpp"
 
 #include <doctest/doctest.h>
