@@ -5,8 +5,9 @@
 // 2. Wall time of one `dpbudget epsilon` process (fork + exec + compute).
 // 3. Peak memory of sweeps in every format, and how soon their first rows come.
 // 4. The matrix mechanism (issue 28); `dpbudget_bench S matrix` runs only these.
-// 5. A dataset's ledger of 1,000 entries (issue 44); `dpbudget_bench S ledger`
-//    runs only these.
+// 5. A dataset's ledger of 1,000 entries in a SQLite file and on a PostgreSQL
+//    server (issues 44, 47; ledger_bench.cpp); `dpbudget_bench S ledger` runs
+//    only these.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,14 +29,16 @@
 #include "accounting/matrix/sensitivity.hpp"
 #include "accounting/matrix/strategy.hpp"
 #include "accounting/run_plan.hpp"
+#include "process_timing.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using dpb::bench::bench_process;
+using dpb::bench::bench_startup;
+using dpb::bench::Clock;
+using dpb::bench::g_last_max_rss_kib;
+using dpb::bench::run_once;
+using dpb::bench::seconds_since;
 
 /// Issue 17's goal for fresh RDP evaluations on one core.
 constexpr double kRdpGoalPerSecond = 20000;
@@ -62,67 +65,6 @@ void bench_in_process(double budget_s) {
       "%s)\n",
       static_cast<double>(count) / s, count, s, checksum, kRdpGoalPerSecond,
       static_cast<double>(count) / s >= kRdpGoalPerSecond ? "met" : "NOT met");
-}
-
-/// Peak resident set size of the last child run_once() waited for, in KiB.
-long g_last_max_rss_kib = 0;
-
-double run_once(const char* const* argv) {
-  std::fflush(stdout);  // the child must not inherit buffered output
-  const auto t0 = Clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!std::freopen("/dev/null", "w", stdout)) _exit(127);
-    execv(argv[0], const_cast<char* const*>(argv));
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage usage {};
-  wait4(pid, &status, 0, &usage);
-  const double seconds = seconds_since(t0);
-  g_last_max_rss_kib = usage.ru_maxrss;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "dpbudget_bench: %s failed\n", argv[0]);
-    std::exit(1);
-  }
-  return seconds;
-}
-
-/// Start-up against /bin/true, pair by pair (each pair run back to back, so
-/// both see the same machine load): the median of the ratios beside the goal.
-void bench_startup(const char* title, const std::vector<const char*>& args, int pairs,
-                   double goal_ratio) {
-  const std::vector<const char*> truth{"/bin/true", nullptr};
-  std::vector<double> ratios, ours, theirs;
-  for (int i = 0; i < pairs; ++i) {
-    const double t = run_once(truth.data());
-    const double o = run_once(args.data());
-    ratios.push_back(o / t);
-    ours.push_back(o);
-    theirs.push_back(t);
-  }
-  for (auto* v : {&ratios, &ours, &theirs}) std::sort(v->begin(), v->end());
-  const std::size_t m = ratios.size() / 2;
-  std::printf(
-      "start-up: %s: median %.2f ms, /bin/true %.2f ms, median ratio %.2f over %d pairs (goal "
-      "<= %.1fx: %s)\n",
-      title, 1e3 * ours[m], 1e3 * theirs[m], ratios[m], pairs, goal_ratio,
-      ratios[m] <= goal_ratio ? "met" : "NOT met");
-}
-
-/// Runs the process `runs` times and prints its median beside `goal_ms`
-/// (0: no goal).
-void bench_process(const char* title, const std::vector<const char*>& args, int runs,
-                   double goal_ms = 0) {
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) t.push_back(run_once(args.data()));
-  std::sort(t.begin(), t.end());
-  std::printf("%s: median %.2f ms, min %.2f ms, max %.2f ms over %d runs", title,
-              1e3 * t[t.size() / 2], 1e3 * t.front(), 1e3 * t.back(), runs);
-  if (goal_ms > 0)
-    std::printf(" (goal <= %.0f ms: %s)", goal_ms,
-                1e3 * t[t.size() / 2] <= goal_ms ? "met" : "NOT met");
-  std::printf("\n");
 }
 
 /// Issue 26's goals for a sweep's peak memory in every format: flat (the
@@ -334,96 +276,13 @@ void bench_matrix_sensitivity(int runs) {
 
 }  // namespace
 
-/// Issue 44's goals on a ledger of 1,000 entries: ledger-add and
-/// ledger-status with the default accountants each within 100 ms, the
-/// planned total by pld within 2 s.
-constexpr double kLedgerAddGoalMs = 100, kLedgerStatusGoalMs = 100, kLedgerPldGoalMs = 2000;
-constexpr int kLedgerEntries = 1000;
-
-/// A release of kind i % 4 with parameters that vary with i (so that no two
-/// entries share a curve): a DP-SGD run, a Laplace count, a Gaussian release,
-/// a batch of Laplace counts; small enough that 1,000 fit a budget of 10.
-std::string ledger_release(int i) {
-  char text[256];
-  switch (i % 4) {
-    case 0:
-      std::snprintf(
-          text, sizeof text,
-          R"({"self_composed":{"count":%d,"event":{"poisson_sampled":)"
-          R"({"sampling_probability":%g,"event":{"gaussian":{"noise_multiplier":%g}}}}}})",
-          100 + i, 1e-4 * (1 + i % 7), 2 + 0.5 * (i % 5));
-      break;
-    case 1:
-      std::snprintf(text, sizeof text, R"({"laplace":{"scale":%g}})", 500.0 + 3 * i);
-      break;
-    case 2:
-      std::snprintf(text, sizeof text, R"({"gaussian":{"noise_multiplier":%g}})", 200.0 + i);
-      break;
-    default:
-      std::snprintf(text, sizeof text,
-                    R"({"self_composed":{"count":%d,"event":{"laplace":{"scale":%g}}}})",
-                    2 + i % 19, 2000.0 + 7 * i);
-  }
-  return text;
-}
-
-void bench_ledger() {
-  char dir[] = "/tmp/dpbudget_bench_ledger_XXXXXX";
-  if (!mkdtemp(dir)) {
-    std::perror("dpbudget_bench: mkdtemp");
-    std::exit(1);
-  }
-  const std::string ledger = std::string(dir) + "/bench.ledger";
-  const std::string spec = std::string(dir) + "/release.json";
-  const auto write_spec = [&](const std::string& text) {
-    FILE* f = std::fopen(spec.c_str(), "w");
-    if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) std::exit(1);
-  };
-  const std::vector<const char*> init{DPBUDGET_BINARY, "ledger-init", "--ledger",
-                                      ledger.c_str(),  "--epsilon",   "10",
-                                      "--delta",       "1e-6",        nullptr};
-  run_once(init.data());
-  const auto t0 = Clock::now();
-  for (int i = 0; i < kLedgerEntries; ++i) {
-    write_spec(ledger_release(i));
-    const std::string name = "release-" + std::to_string(i);
-    const std::vector<const char*> add{DPBUDGET_BINARY, "ledger-add", "--ledger",
-                                       ledger.c_str(),  "--name",     name.c_str(),
-                                       "--spec",        spec.c_str(), nullptr};
-    run_once(add.data());
-  }
-  std::printf("ledger: %d entries recorded one process each in %.1f s\n", kLedgerEntries,
-              seconds_since(t0));
-  write_spec(ledger_release(2));
-  bench_process("ledger-add on a ledger of 1000 entries (adaptive: the Renyi filter decides)",
-                {DPBUDGET_BINARY, "ledger-add", "--ledger", ledger.c_str(), "--name", "one-more",
-                 "--spec", spec.c_str(), nullptr},
-                11, kLedgerAddGoalMs);
-  bench_process("ledger-status on 1000 entries (the filter and the rdp planned total)",
-                {DPBUDGET_BINARY, "ledger-status", "--ledger", ledger.c_str(), nullptr}, 11,
-                kLedgerStatusGoalMs);
-  bench_process("ledger-status --accountant pld on 1000 entries (the planned pld total)",
-                {DPBUDGET_BINARY, "ledger-status", "--ledger", ledger.c_str(), "--accountant",
-                 "pld", nullptr},
-                3, kLedgerPldGoalMs);
-  // The same total at pld's own tolerance (an interval within 1e-3 of its
-  // upper end, about 3e-4 wide here): what the ledger's tolerance saves.
-  bench_process("  beside it: the same with --pld-tolerance 1e-3 (pld's default)",
-                {DPBUDGET_BINARY, "ledger-status", "--ledger", ledger.c_str(), "--accountant",
-                 "pld", "--pld-tolerance", "1e-3", nullptr},
-                1);
-  std::remove(spec.c_str());
-  std::remove(ledger.c_str());
-  rmdir(dir);
-}
-
 int main(int argc, char** argv) {
   const double budget = argc > 1 ? std::atof(argv[1]) : 2.0;
   // `dpbudget_bench S matrix`: issue 28's figures only.
   const bool matrix_only = argc > 2 && std::string_view(argv[2]) == "matrix";
   // `dpbudget_bench S ledger`: issue 44's figures only.
   if (argc > 2 && std::string_view(argv[2]) == "ledger") {
-    bench_ledger();
+    dpb::bench::bench_ledgers();
     return 0;
   }
   if (!matrix_only) {
@@ -496,7 +355,7 @@ int main(int argc, char** argv) {
     // Schedules and the planner (issue 27).
     bench_schedule(5);
     bench_plan(5);
-    bench_ledger();
+    dpb::bench::bench_ledgers();
   }
   // Correlated noise (issue 28): the error table at one epsilon, and beside it
   // DP-SGD's own figure (its sigma for the same epsilon, one process).

@@ -22,6 +22,7 @@
 #include "cli/verbs/completions.hpp"
 #include "dpbudget/version.hpp"
 #include "report/render.hpp"
+#include "store/ledger_store.hpp"
 
 namespace dpb::cli {
 namespace {
@@ -240,6 +241,50 @@ int print_help(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::
   return status;
 }
 
+/// The one line and the exit status of the exception being handled (called
+/// from a catch block): each kind of failure its status (README, "Exit
+/// status").
+int failure_status(const CLI::App& app, int argc, const char* const* argv, std::ostream& err) {
+  try {
+    throw;
+  } catch (const WriteError& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kWriteFailed;
+  } catch (const LedgerAltered& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kLedgerAltered;
+  } catch (const LedgerError& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kLedgerUnavailable;
+  } catch (const store::StoreError& e) {
+    // A store's failure that no verb turned into a LedgerError (e.g. the
+    // hash chain's libcrypto missing at the first hash): the ledger cannot
+    // be used, and the store left it as it was.
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kLedgerUnavailable;
+  } catch (const NoConfigurations& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kNoConfigurations;
+  } catch (const UsageError& e) {
+    const CLI::App* verb = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+    err << "dpbudget: error: " << report::escape_control(as_typed(e.what(), verb, argc, argv))
+        << '\n';
+    return kUsage;
+  } catch (const InvalidParameter& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kUsage;
+  } catch (const UnsupportedEvent& e) {
+    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
+    return kUsage;
+  } catch (const NoSolution& e) {
+    err << "dpbudget: error: no solution: " << report::escape_control(e.what()) << '\n';
+    return kNoSolution;
+  } catch (const std::exception& e) {
+    err << "dpbudget: error: internal error: " << report::escape_control(e.what()) << '\n';
+    return kUsage;
+  }
+}
+
 }  // namespace
 
 int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
@@ -330,35 +375,8 @@ int CliSession::run(int argc, const char* const* argv, std::ostream& out, std::o
           return status;
         }
     return kUsage;
-  } catch (const WriteError& e) {
-    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kWriteFailed;
-  } catch (const LedgerAltered& e) {
-    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kLedgerAltered;
-  } catch (const LedgerError& e) {
-    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kLedgerUnavailable;
-  } catch (const NoConfigurations& e) {
-    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kNoConfigurations;
-  } catch (const UsageError& e) {
-    const CLI::App* verb = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
-    err << "dpbudget: error: " << report::escape_control(as_typed(e.what(), verb, argc, argv))
-        << '\n';
-    return kUsage;
-  } catch (const InvalidParameter& e) {
-    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kUsage;
-  } catch (const UnsupportedEvent& e) {
-    err << "dpbudget: error: " << report::escape_control(e.what()) << '\n';
-    return kUsage;
-  } catch (const NoSolution& e) {
-    err << "dpbudget: error: no solution: " << report::escape_control(e.what()) << '\n';
-    return kNoSolution;
-  } catch (const std::exception& e) {
-    err << "dpbudget: error: internal error: " << report::escape_control(e.what()) << '\n';
-    return kUsage;
+  } catch (...) {
+    return failure_status(app, argc, argv, err);
   }
 }
 

@@ -1,9 +1,8 @@
 #include "store/chain_hash.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
 #include <stdexcept>
+
+#include "store/libcrypto_library.hpp"
 
 namespace dpb::store {
 namespace {
@@ -28,11 +27,12 @@ std::string chain_hash(const std::optional<std::string>& key,
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   const auto* data = reinterpret_cast<const unsigned char*>(message.data());
+  const Libcrypto& c = crypto();
   if (key) {
-    if (!HMAC(EVP_sha256(), key->data(), static_cast<int>(key->size()), data, message.size(),
-              digest, &n))
+    if (!c.HMAC(c.EVP_sha256(), key->data(), static_cast<int>(key->size()), data, message.size(),
+                digest, &n))
       throw std::runtime_error("HMAC-SHA-256 failed");
-  } else if (!EVP_Digest(data, message.size(), digest, &n, EVP_sha256(), nullptr)) {
+  } else if (!c.EVP_Digest(data, message.size(), digest, &n, c.EVP_sha256(), nullptr)) {
     throw std::runtime_error("SHA-256 failed");
   }
   return hex(digest, n);

@@ -2,7 +2,7 @@
 // The hash of the ledger's chain (docs/ledger.md#verify): SHA-256 of the
 // fields, each prefixed with its length so that no two lists of fields hash
 // the same text; HMAC-SHA-256 under a key when the ledger has one. OpenSSL's
-// libcrypto computes both.
+// libcrypto computes both (opened at run time: libcrypto_library.hpp).
 #include <optional>
 #include <string>
 #include <vector>

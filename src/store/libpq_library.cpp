@@ -1,40 +1,25 @@
-// Opens libpq.so.5 with dlopen (why: libpq_library.hpp). In the static
-// executable glibc loads the library and its dependencies beside the linked
-// copy of itself; nothing crosses between them but libpq's own objects,
-// which only libpq frees (PQclear, PQfinish, PQfreemem, PQconninfoFree).
+// Opens libpq.so.5 with dlopen (why: libpq_library.hpp).
 #include "store/libpq_library.hpp"
 
-#include <dlfcn.h>
-
-#include <string>
-
-#include "store/ledger_store.hpp"
+#include "store/shared_library.hpp"
 
 namespace dpb::store {
 namespace {
 
 /// libpq's soname: 5 since PostgreSQL 8.0, the ABI every later client keeps.
 constexpr const char* kLibpqSoname = "libpq.so.5";
+/// The environment variable naming another libpq to open (a path, or a
+/// soname the loader searches for), e.g. a newer client installed elsewhere.
+constexpr const char* kLibpqVariable = "DPBUDGET_LIBPQ";
 
 Libpq load() {
-  void* handle = dlopen(kLibpqSoname, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* why = dlerror();
-    throw StoreError(StoreError::Kind::io,
-                     std::string("cannot load PostgreSQL's client library ") + kLibpqSoname +
-                         " (Debian: apt-get install libpq5): " + (why ? why : "unknown error"));
-  }
+  const SharedLibrary library =
+      open_shared_library("PostgreSQL's client library", kLibpqSoname, kLibpqVariable, "libpq5");
   Libpq lib;
-#define DPB_LIBPQ_LOAD(name)                                             \
-  lib.name = reinterpret_cast<decltype(lib.name)>(dlsym(handle, #name)); \
-  if (!lib.name)                                                         \
-    throw StoreError(StoreError::Kind::io, std::string(kLibpqSoname) +   \
-                                               " has no " #name          \
-                                               " (a libpq older than PostgreSQL 10?)");
+#define DPB_LIBPQ_LOAD(name) \
+  lib.name = reinterpret_cast<decltype(lib.name)>(shared_symbol(library, #name, "libpq"));
   DPB_LIBPQ_FUNCTIONS(DPB_LIBPQ_LOAD)
 #undef DPB_LIBPQ_LOAD
-  // The handle stays open for the life of the process: the functions are used
-  // until exit.
   return lib;
 }
 

@@ -1,12 +1,11 @@
 #pragma once
 // libpq, PostgreSQL's client library, loaded when a ledger on a server is
-// first used (docs/ledger_postgresql.md#linking): dpbudget is one static
-// executable (CMakeLists.txt, DPBUDGET_STATIC), and Debian ships libpq only
-// as a shared library with shared dependencies (Kerberos, LDAP), so the
-// library is opened with dlopen instead of being linked. A user of SQLite
-// ledgers, or of no ledger, loads nothing and needs no libpq5 installed; the
-// start of every other command is unchanged. The types and constants come
-// from libpq's header (libpq-dev) at build time.
+// first used (docs/ledger_postgresql.md#linking-libpq-opened-when-first-needed): dpbudget is one
+// static executable (CMakeLists.txt, DPBUDGET_STATIC), and Debian ships libpq only as a shared
+// library with shared dependencies (Kerberos, LDAP), so the library is opened with dlopen instead
+// of being linked. A user of SQLite ledgers, or of no ledger, loads nothing and needs no libpq5
+// installed; the start of every other command is unchanged. The types and constants come from
+// libpq's header (libpq-dev) at build time.
 #include <libpq-fe.h>
 
 namespace dpb::store {

@@ -1,4 +1,4 @@
-// The PostgreSQL backend of the ledger store (issue 47, draft design in
+// The PostgreSQL backend of the ledger store (issue 47, design in
 // docs/ledger_postgresql.md). The tables are the SQLite store's with the
 // ledger's name in front; the chain is computed in the client
 // (ledger_chain.hpp), so the key never reaches the server and a ledger copied
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "store/ledger_chain.hpp"
+#include "store/libcrypto_library.hpp"
 #include "store/libpq_library.hpp"
 
 namespace dpb::store {
@@ -456,6 +457,7 @@ std::string conninfo_label(const std::string& conninfo) {
 std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninfo,
                                                       const std::string& name, const Header& header,
                                                       const std::optional<std::string>& key) {
+  (void)crypto();  // the chain's library, before anything is written
   auto store = std::make_unique<PostgresqlLedgerStore>(conninfo, name);
   store->create(chained_header(header, key), key, {});
   return store;

@@ -1,10 +1,11 @@
 #pragma once
-// The PostgreSQL backend of the ledger store (issue 47; the draft design is
+// The PostgreSQL backend of the ledger store (issue 47; the design is
 // docs/ledger_postgresql.md): one schema, "dpbudget", holds many ledgers,
 // each keyed by its name; an append is one READ COMMITTED transaction that
 // locks the ledger's row first (SELECT ... FOR UPDATE), reads, asks the
-// caller, appends. Built only with -DDPBUDGET_POSTGRESQL=ON (libpq); without
-// it, ledger_address.cpp defines these functions as refusals.
+// caller, appends. Built with -DDPBUDGET_POSTGRESQL=ON (the default; libpq
+// opened at run time, libpq_library.hpp); without it, ledger_address.cpp defines these functions as
+// refusals.
 #include <memory>
 #include <optional>
 #include <string>

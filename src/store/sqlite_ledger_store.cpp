@@ -13,6 +13,7 @@
 
 #include "store/ledger_chain.hpp"
 #include "store/ledger_store.hpp"
+#include "store/libcrypto_library.hpp"
 
 namespace dpb::store {
 namespace {
@@ -299,6 +300,9 @@ std::unique_ptr<LedgerStore> create_ledger_file(const std::string& path,
                                                 const Header& stored_header,
                                                 const std::optional<std::string>& key,
                                                 const std::vector<Entry>& entries) {
+  // The chain's libcrypto is opened before the file exists: a machine
+  // without it gets one line and no file.
+  (void)crypto();
   // The file is made here, owner-only and only if absent, before SQLite
   // opens it: SQLite would create it with the process's umask.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

@@ -9,11 +9,15 @@
 // Also: the refusals of --ledger and --ledger-name (exit 2, naming the flag,
 // never echoing a password).
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "e2e/run.hpp"
@@ -147,4 +151,129 @@ TEST_CASE("postgresql ledger: --ledger and --ledger-name refused in one line nam
       run_dpbudget({"ledger-status", "--ledger", uri + "?nosuchparameter=1", "--ledger-name", "x"});
   CHECK(unreadable.status == kUsage);
   CHECK(unreadable.err.find("--ledger: not a PostgreSQL connection string") != std::string::npos);
+}
+
+TEST_CASE("postgresql ledger: without libpq a server's --ledger exits 7 in one line naming it") {
+  // DPBUDGET_LIBPQ names the library to open (src/store/libpq_library.cpp):
+  // here one that is not there, and one that is not libpq. No server is
+  // needed: the library is loaded before any connection.
+  for (const auto& [library, says] :
+       {std::pair<std::string, std::string>{
+            "/nonexistent/libpq.so.5",
+            "cannot load PostgreSQL's client library /nonexistent/libpq.so.5 (DPBUDGET_LIBPQ)"},
+        {"libz.so.1", "libz.so.1 has no PQ"}}) {
+    ::setenv("DPBUDGET_LIBPQ", library.c_str(), 1);
+    const Run r = run_dpbudget(
+        {"ledger-status", "--ledger", "postgresql:///dpbudget", "--ledger-name", "census"});
+    ::unsetenv("DPBUDGET_LIBPQ");
+    CAPTURE(r.err);
+    CHECK(r.status == 7);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("dpbudget: error: " + says, 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
+
+TEST_CASE("ledger: without libcrypto a ledger verb exits 7 in one line and creates nothing") {
+  // DPBUDGET_LIBCRYPTO names the hash chain's library (src/store/
+  // libcrypto_library.cpp): one that is not there. ledger-init must leave no
+  // file behind, and the other verbs say the same line.
+  const std::string path = "/tmp/dpbudget_test_" + std::to_string(::getpid()) + "_nocrypto.ledger";
+  std::remove(path.c_str());
+  ::setenv("DPBUDGET_LIBCRYPTO", "/nonexistent/libcrypto.so.3", 1);
+  const Run init =
+      run_dpbudget({"ledger-init", "--ledger", path, "--epsilon", "1", "--delta", "1e-6"});
+  ::unsetenv("DPBUDGET_LIBCRYPTO");
+  CAPTURE(init.err);
+  CHECK(init.status == 7);
+  CHECK(init.out.empty());
+  CHECK(init.err.rfind("dpbudget: error: cannot load OpenSSL's libcrypto "
+                       "/nonexistent/libcrypto.so.3 (DPBUDGET_LIBCRYPTO)",
+                       0) == 0);
+  CHECK(std::count(init.err.begin(), init.err.end(), '\n') == 1);
+  struct stat st {};
+  CHECK(::stat(path.c_str(), &st) != 0);  // no file
+  REQUIRE(
+      run_dpbudget({"ledger-init", "--ledger", path, "--epsilon", "1", "--delta", "1e-6"}).status ==
+      0);
+  ::setenv("DPBUDGET_LIBCRYPTO", "/nonexistent/libcrypto.so.3", 1);
+  for (const char* verb : {"ledger-status", "ledger-verify", "ledger-history"}) {
+    const Run r = run_dpbudget({verb, "--ledger", path});
+    CAPTURE(verb);
+    CAPTURE(r.err);
+    CHECK(r.status == 7);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  ::unsetenv("DPBUDGET_LIBCRYPTO");
+  std::remove(path.c_str());
+}
+
+namespace {
+
+/// `role`'s password from the cluster's password file (host:port:db:user:password).
+std::string password_of(const std::string& role) {
+  std::istringstream lines(slurp(cluster().vars.at("PGPASSFILE")));
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.rfind(':');
+    const auto user = line.rfind(':', at - 1);
+    if (line.substr(user + 1, at - user - 1) == role) return line.substr(at + 1);
+  }
+  FAIL("no password for " << role);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("postgresql ledger: a password from a service file is used and never printed") {
+  // The password is given in a connection string that libpq reads (a
+  // service file's entry), not through PGPASSFILE, which is unset for the
+  // children here: every verb must log in with it and no output may hold it,
+  // nor may the messages of a failed login or of a missing ledger.
+  const auto& c = cluster();
+  const std::string secret = password_of("dpb_owner");
+  REQUIRE(secret.size() >= 16);
+  const TempFile services(
+      "pg_service.conf",
+      "[team]\nhost=" + c.vars.at("PGHOST") + "\nport=" + c.vars.at("PGPORT") +
+          "\ndbname=" + c.vars.at("PGDATABASE") + "\nuser=dpb_owner\npassword=" + secret +
+          "\n[wrong]\nhost=" + c.vars.at("PGHOST") + "\nport=" + c.vars.at("PGPORT") +
+          "\ndbname=" + c.vars.at("PGDATABASE") + "\nuser=dpb_owner\npassword=" + secret + "x\n");
+  REQUIRE(::chmod(services.path.c_str(), 0600) == 0);  // it holds a password
+  const std::string passfile = c.vars.at("PGPASSFILE");
+  ::unsetenv("PGPASSFILE");
+  ::setenv("PGSERVICEFILE", services.path.c_str(), 1);
+  const TempFile spec("pg_service_spec.json", R"({"laplace": {"scale": 10}})");
+  const std::vector<std::string> target = {"--ledger", "service=team", "--ledger-name",
+                                           "from-service"};
+  std::vector<Run> runs;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"ledger-init", "--epsilon", "1", "--delta", "1e-6"},
+           {"ledger-add", "--name", "a", "--spec", spec.path},
+           {"ledger-add", "--name", "b", "--spec", spec.path, "--format", "json"},
+           {"ledger-status", "--format", "json"},
+           {"ledger-history"},
+           {"ledger-history", "--format", "csv"},
+           {"ledger-verify", "--format", "json"},
+           {"ledger-export"},
+           {"ledger-void", "--entry", "2", "--reason", "test"}}) {
+    runs.push_back(run_dpbudget(with(args, target)));
+    CAPTURE(args.front());
+    CAPTURE(runs.back().err);
+    CHECK(runs.back().status == 0);
+  }
+  runs.push_back(
+      run_dpbudget({"ledger-status", "--ledger", "service=team", "--ledger-name", "none"}));
+  CHECK(runs.back().status == 7);
+  runs.push_back(
+      run_dpbudget({"ledger-status", "--ledger", "service=wrong", "--ledger-name", "x"}));
+  CHECK(runs.back().status == 7);
+  CHECK(runs.back().err.find("password authentication failed") != std::string::npos);
+  ::unsetenv("PGSERVICEFILE");
+  ::setenv("PGPASSFILE", passfile.c_str(), 1);
+  for (const Run& r : runs) {
+    CHECK(r.out.find(secret) == std::string::npos);
+    CHECK(r.err.find(secret) == std::string::npos);
+  }
+  CHECK(runs[4].out.find("from-service") != std::string::npos);  // history names the ledger
 }

@@ -38,13 +38,18 @@ info=$(dpkg-deb -I "$deb")
 check "package name" grep -q '^ Package: dpbudget$' <<<"$info"
 check "maintainer" grep -q '^ Maintainer: .' <<<"$info"
 # Every shared library the binary loads comes from a package it depends on;
-# the default build is one static binary and depends on nothing.
+# the default build is one static binary that opens only libcrypto (any
+# ledger's hash chain) and libpq (a ledger on a server) at run time
+# (src/store/libcrypto_library.hpp): it depends on libssl3 alone and
+# recommends libpq5.
 libs=$(ldd "$build/dpbudget" 2>&1 || true)
 if grep -q 'statically linked\|not a dynamic executable' <<<"$libs"; then
-  check "static binary: no Depends" bash -c '! grep -q "^ Depends:" <<<"$1"' _ "$info"
+  check "static binary: depends on libssl3 alone" grep -qx ' Depends: libssl3 (>= 3.0)' <<<"$info"
+  check "static binary: recommends libpq5" grep -qx ' Recommends: libpq5' <<<"$info"
 else
   check "depends on libc6 and FFTW" grep -q '^ Depends: .*libc6.*libfftw3-double3' <<<"$info"
   check "depends on libstdc++6" grep -q '^ Depends: .*libstdc++6' <<<"$info"
+  check "depends on libssl3 (libcrypto, opened at run time)" grep -q '^ Depends: .*libssl3' <<<"$info"
   check "depends on libgcc-s1" grep -q '^ Depends: .*libgcc-s1' <<<"$info"
 fi
 check "description" grep -q '^ Description: differential-privacy budget calculator' <<<"$info"

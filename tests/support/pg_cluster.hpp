@@ -7,13 +7,12 @@
 // installed the process exits 77 (CTest: skipped), pg_cluster.sh having said
 // why on stderr.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+
+#include "support/pg_cluster_start.hpp"
 
 namespace dpb::test {
 
@@ -25,19 +24,10 @@ struct Cluster {
   Cluster() {
     // --fsync off: a crash of the server (what these tests make) loses nothing
     // committed either way, and its recovery takes 0.2 s rather than 5 s.
-    FILE* p = ::popen(("bash " + kClusterScript + " start --fsync off").c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::array<char, 4096> line{};
-    while (std::fgets(line.data(), static_cast<int>(line.size()), p)) {
-      std::string l(line.data());
-      if (!l.empty() && l.back() == '\n') l.pop_back();
-      const auto eq = l.find('=');
-      if (eq != std::string::npos) vars[l.substr(0, eq)] = l.substr(eq + 1);
-    }
-    const int status = ::pclose(p);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) std::_Exit(77);  // skipped, said why
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
+    int status = -1;
+    vars = start_pg_cluster(kClusterScript, "--fsync off", &status);
+    if (status == 77) std::_Exit(77);  // skipped, said why
+    REQUIRE(status == 0);
     ::setenv("PGPASSFILE", vars.at("PGPASSFILE").c_str(), 1);
   }
   ~Cluster() {

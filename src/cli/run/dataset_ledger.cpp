@@ -115,12 +115,21 @@ bool check_ledger_address(const LedgerFileFlags& f) {
   if (!store::postgresql_supported())
     throw UsageError(
         "--ledger: names a PostgreSQL server, but this dpbudget was built without PostgreSQL "
-        "support (cmake -DDPBUDGET_POSTGRESQL=ON -DDPBUDGET_STATIC=OFF); give a ledger file");
-  if (!store::conninfo_parses(f.ledger))
+        "support (cmake -DDPBUDGET_POSTGRESQL=ON, the default); give a ledger file");
+  // libpq reads the string; it is loaded here first, and a machine without
+  // it cannot use the ledger (exit 7), whatever the string.
+  bool parses = false, has_password = false;
+  try {
+    parses = store::conninfo_parses(f.ledger);
+    has_password = parses && store::conninfo_has_password(f.ledger);
+  } catch (const store::StoreError& e) {
+    throw LedgerError(e.what());
+  }
+  if (!parses)
     throw UsageError(
         "--ledger: not a PostgreSQL connection string libpq reads (postgresql://USER@HOST/DB or "
         "keyword=value pairs)");
-  if (store::conninfo_has_password(f.ledger))
+  if (has_password)
     throw UsageError(
         "--ledger: holds a password; put the password in PGPASSFILE or ~/.pgpass (or a service "
         "file, or PGPASSWORD), not on the command line: the process list shows it");
