@@ -46,9 +46,9 @@ Verb declare_ledger_export(CLI::App& command) {
   auto f = std::make_shared<LedgerExportFlags>();
   add_ledger_file_flags(command, f->file);
   add_choice_option(command, "--format", f->format, kExportFormatChoices,
-                    "spec (default): the releases in force as one spec file | ledger: the whole "
-                    "ledger as JSON Lines (header, every entry with its hashes), for "
-                    "ledger-import");
+                    "what to write: spec (default; the releases in force as one spec file) | "
+                    "ledger (the whole ledger as JSON Lines, every entry with its hashes, for "
+                    "ledger-import)");
   return verb_of(&command, f, run_ledger_export);
 }
 
