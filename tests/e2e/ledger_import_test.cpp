@@ -137,6 +137,12 @@ TEST_CASE("ledger-import: an altered export, an existing ledger and a wrong key 
   const TempFile removed("import_removed.jsonl", without_line(plain, 3));
   check_refused_import(import_into(copy.path, removed.path), kStatusAltered,
                        ":3: altered (entry 3: follows entry 1: entry 2 is missing", copy.path);
+  // Entry 2 given twice: the second copy (line 4) is out of place.
+  const TempFile doubled(
+      "import_doubled.jsonl",
+      with_line_edited(plain, 3, [](const std::string& l) { return l + '\n' + l; }));
+  check_refused_import(import_into(copy.path, doubled.path), kStatusAltered,
+                       doubled.path + ":4: altered (entry 2: out of place", copy.path);
   // The budget in the header raised: the chain no longer starts from it.
   const auto raised = [](const std::string& line) {
     auto head = nlohmann::ordered_json::parse(line);

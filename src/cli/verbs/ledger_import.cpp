@@ -26,16 +26,23 @@ struct LedgerImportFlags {
   OutputFlags output;
 };
 
-/// "--from NAME:LINE" of the line entry `seq` was read from (the first such
-/// line; the header's line for seq 0).
-std::string line_named(const LedgerExport& x, std::int64_t seq) {
-  std::size_t line = 1;
-  for (std::size_t i = 0; i < x.entries.size(); ++i)
-    if (seq > 0 && x.entries[i].seq == seq) {
-      line = LedgerExport::line_of(i);
-      break;
-    }
+/// "--from NAME:LINE".
+std::string line_named(const LedgerExport& x, std::size_t line) {
   return "--from: " + InputLocation{x.source, line, ""}.str();
+}
+
+/// The line of the entry at which the chain of `x` first breaks (it does
+/// break): the shortest run of entries from the first whose chain does not
+/// hold ends there. Found by bisection, each step checking a run's chain.
+std::size_t first_broken_line(const LedgerExport& x, const std::optional<std::string>& key) {
+  std::size_t holds = 0, breaks = x.entries.size();  // runs of that many entries
+  while (breaks - holds > 1) {
+    const std::size_t mid = holds + (breaks - holds) / 2;
+    const std::vector<store::Entry> run(x.entries.begin(),
+                                        x.entries.begin() + static_cast<std::ptrdiff_t>(mid));
+    (store::chain_problems(key, x.header, run).empty() ? holds : breaks) = mid;
+  }
+  return LedgerExport::line_of(breaks - 1);
 }
 
 /// The key the export's chain is hashed with: --key-file's for a keyed
@@ -59,25 +66,24 @@ std::optional<std::string> export_key(const LedgerExport& x,
 void check_export(const LedgerExport& x, const std::optional<std::string>& key) {
   OpenLedger header_read;
   try {
-    read_ledger_header(x.header, line_named(x, 0), header_read);
+    read_ledger_header(x.header, line_named(x, 1), header_read);
   } catch (const LedgerError& e) {
     throw UsageError(e.what());
   }
-  std::vector<store::ChainProblem> problems;
   if (store::chained_header_hash(key, x.header) != x.header_hash)
-    problems.push_back({0, "\"header_hash\" is not the header's hash (the header was changed?)"});
-  for (auto& p : store::chain_problems(key, x.header, x.entries)) problems.push_back(std::move(p));
+    throw LedgerAltered(line_named(x, 1) +
+                        ": altered (\"header_hash\" is not the header's hash (the header was "
+                        "changed?)); nothing imported");
+  const auto problems = store::chain_problems(key, x.header, x.entries);
   if (!problems.empty())
-    throw LedgerAltered(line_named(x, problems.front().seq) + ": altered (" +
-                        (problems.front().seq > 0
-                             ? "entry " + std::to_string(problems.front().seq) + ": "
-                             : std::string()) +
-                        problems.front().what + "); nothing imported");
+    throw LedgerAltered(line_named(x, first_broken_line(x, key)) + ": altered (entry " +
+                        std::to_string(problems.front().seq) + ": " + problems.front().what +
+                        "); nothing imported");
   for (std::size_t i = 0; i < x.entries.size(); ++i) {
     try {
       (void)read_entries({x.entries[i]});
     } catch (const LedgerError& e) {
-      throw UsageError(line_named(x, x.entries[i].seq) + ": " + e.what());
+      throw UsageError(line_named(x, LedgerExport::line_of(i)) + ": " + e.what());
     }
   }
 }
