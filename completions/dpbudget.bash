@@ -16,7 +16,7 @@ _dpbudget() {
     '')
       flags='-h --help --version'
       if [[ $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp zcdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error ledger-init ledger-add ledger-status ledger-history ledger-export ledger-verify ledger-void' -- "$cur"))
+        COMPREPLY=($(compgen -W 'epsilon delta sigma steps sampling-rate plan sweep compose amplify gaussian laplace gdp zcdp tradeoff plot events audit risk report mf-sensitivity mf-epsilon mf-sigma mf-error ledger-init ledger-add ledger-status ledger-history ledger-export ledger-import ledger-verify ledger-void' -- "$cur"))
         return
       fi
       ;;
@@ -758,8 +758,20 @@ _dpbudget() {
         --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ledger-name) COMPREPLY=(); return ;;
         --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'spec ledger' -- "$cur")); return ;;
       esac
-      flags='-h --help --ledger --ledger-name --key-file'
+      flags='-h --help --ledger --ledger-name --key-file --format'
+      ;;
+    ledger-import)
+      case $prev in
+        --ledger) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ledger-name) COMPREPLY=(); return ;;
+        --key-file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --from) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W 'text json csv markdown' -- "$cur")); return ;;
+        --precision) COMPREPLY=(); return ;;
+      esac
+      flags='-h --help --ledger --ledger-name --key-file --from --format --precision'
       ;;
     ledger-verify)
       case $prev in

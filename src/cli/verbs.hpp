@@ -88,11 +88,12 @@ extern const VerbDescriptor kLedgerAddVerb;
 extern const VerbDescriptor kLedgerStatusVerb;
 extern const VerbDescriptor kLedgerHistoryVerb;
 extern const VerbDescriptor kLedgerExportVerb;
+extern const VerbDescriptor kLedgerImportVerb;
 extern const VerbDescriptor kLedgerVerifyVerb;
 extern const VerbDescriptor kLedgerVoidVerb;
 
 /// Every verb, in the order `dpbudget --help` lists them.
-inline constexpr std::array<const VerbDescriptor*, 30> kVerbs{{
+inline constexpr std::array<const VerbDescriptor*, 31> kVerbs{{
     &kEpsilonVerb,      &kDeltaVerb,        &kSigmaVerb,         &kStepsVerb,
     &kSamplingRateVerb, &kPlanVerb,         &kSweepVerb,         &kComposeVerb,
     &kAmplifyVerb,      &kGaussianVerb,     &kLaplaceVerb,       &kGdpVerb,
@@ -100,7 +101,7 @@ inline constexpr std::array<const VerbDescriptor*, 30> kVerbs{{
     &kAuditVerb,        &kRiskVerb,         &kReportVerb,        &kMfSensitivityVerb,
     &kMfEpsilonVerb,    &kMfSigmaVerb,      &kMfErrorVerb,       &kLedgerInitVerb,
     &kLedgerAddVerb,    &kLedgerStatusVerb, &kLedgerHistoryVerb, &kLedgerExportVerb,
-    &kLedgerVerifyVerb, &kLedgerVoidVerb,
+    &kLedgerImportVerb, &kLedgerVerifyVerb, &kLedgerVoidVerb,
 }};
 
 }  // namespace dpb::cli

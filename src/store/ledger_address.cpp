@@ -104,6 +104,11 @@ std::unique_ptr<LedgerStore> open_postgresql_ledger(const std::string&, const st
                                                     const StoreNote&) {
   unsupported();
 }
+std::unique_ptr<LedgerStore> import_postgresql_ledger(const std::string&, const std::string&,
+                                                      const Header&, const std::vector<Entry>&,
+                                                      const std::optional<std::string>&) {
+  unsupported();
+}
 #endif
 
 }  // namespace dpb::store

@@ -4,8 +4,10 @@
 // entry. Computed in the client, so a key never reaches a store's server and
 // a ledger copied from one backend to another chains the same.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store/ledger_store.hpp"
 
@@ -22,6 +24,15 @@ Header chained_header(const Header& header, const std::optional<std::string>& ke
 std::optional<std::string> checked_key(const Header& header, const std::optional<std::string>& key,
                                        const std::string& where);
 
+/// For a ledger copied verbatim from another store (import_*_ledger): the key
+/// to hash with (checked_key), once `entries` are found to chain from
+/// `header` under it. Throws StoreError: key (a keyed header without its key,
+/// or with another), not_a_ledger (a break in the chain, named), with
+/// messages that start with `where`.
+std::optional<std::string> checked_copy(const Header& header, const std::vector<Entry>& entries,
+                                        const std::optional<std::string>& key,
+                                        const std::string& where);
+
 /// Whether the header's hash is keyed (HMAC-SHA-256).
 bool header_keyed(const Header& header);
 
@@ -30,5 +41,18 @@ std::string chained_entry_hash(const std::optional<std::string>& key, std::int64
                                const NewEntry& content, const std::string& prev);
 /// The hash of the header, which the first entry chains to.
 std::string chained_header_hash(const std::optional<std::string>& key, const Header& header);
+
+/// The hash an entry at place `seq` with `content` after `prev` must have.
+using EntryHasher =
+    std::function<std::string(std::int64_t seq, const NewEntry& content, const std::string& prev)>;
+/// Every break in the chain of `entries` from `header_hash`, each entry's
+/// hash recomputed by `hash` (verify_chain in ledger_store.hpp on a store;
+/// chain_problems below on a ledger held outside any store).
+std::vector<ChainProblem> chain_problems(const std::string& header_hash, const EntryHasher& hash,
+                                         const std::vector<Entry>& entries);
+/// The same for a ledger held outside any store (an export read back): its
+/// header as stored and the key it is hashed with (nullopt: SHA-256).
+std::vector<ChainProblem> chain_problems(const std::optional<std::string>& key,
+                                         const Header& header, const std::vector<Entry>& entries);
 
 }  // namespace dpb::store

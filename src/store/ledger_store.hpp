@@ -98,6 +98,17 @@ std::vector<ChainProblem> verify_chain(const LedgerStore& store, const std::vect
 /// existing file. `key`: the HMAC key's bytes, or nullopt for plain SHA-256.
 std::unique_ptr<LedgerStore> create_sqlite_ledger(const std::string& path, const Header& header,
                                                   const std::optional<std::string>& key);
+/// Creates a ledger file holding a ledger copied from another store
+/// (ledger-import, docs/ledger.md#moving-a-ledger-between-stores): `header`
+/// as that store keeps it ("hash" and, keyed, "key_check" included) and
+/// `entries` with their own places and hashes, written in the one transaction
+/// that creates the file's schema. Before anything is written the chain is
+/// recomputed under `key` (checked_copy in ledger_chain.hpp): the copy's head
+/// is the source's. Refuses an existing file (exists), a keyed ledger without
+/// its key or with another (key), a chain that does not hold (not_a_ledger).
+std::unique_ptr<LedgerStore> import_sqlite_ledger(const std::string& path, const Header& header,
+                                                  const std::vector<Entry>& entries,
+                                                  const std::optional<std::string>& key);
 /// Opens a ledger file: checks that it is a ledger, its schema version, and
 /// the key when it is keyed (nullopt: none given; a keyed ledger may then be
 /// read, and verified without its key only as far as the chain's links).

@@ -238,7 +238,11 @@ class PostgresqlLedgerStore final : public LedgerStore {
   PostgresqlLedgerStore(const std::string& conninfo, std::string name)
       : db_(conninfo, conninfo_label(conninfo) + " ledger " + name), name_(std::move(name)) {}
 
-  void create(const Header& header, const std::optional<std::string>& key) {
+  /// Creates the ledger's row, its header as stored (chained_header's, or a
+  /// copied ledger's) and `entries` verbatim (a copied ledger's, checked by
+  /// checked_copy) in one transaction; the schema first when there is none.
+  void create(const Header& stored_header, const std::optional<std::string>& key,
+              const std::vector<Entry>& entries) {
     db_.exec("BEGIN", "cannot create");
     try {
       db_.exec("SELECT pg_advisory_xact_lock(hashtextextended('dpbudget-ledger-schema', 0))",
@@ -268,7 +272,9 @@ class PostgresqlLedgerStore final : public LedgerStore {
       }
       check_schema_version();
       try {
-        db_.exec("INSERT INTO dpbudget.ledgers (name) VALUES ($1)", {name_}, "cannot create");
+        db_.exec("INSERT INTO dpbudget.ledgers (name, head_seq) VALUES ($1, $2)",
+                 {name_, std::to_string(entries.empty() ? 0 : entries.back().seq)},
+                 "cannot create");
       } catch (const StoreError& e) {
         if (e.kind() != StoreError::Kind::exists) throw;
         throw StoreError(StoreError::Kind::exists,
@@ -276,11 +282,12 @@ class PostgresqlLedgerStore final : public LedgerStore {
                              ": cannot create: a ledger of that name exists (a ledger "
                              "is never replaced)");
       }
-      header_ = chained_header(header, key);
-      key_ = key;
+      header_ = stored_header;
+      key_ = checked_key(header_, key, db_.label());
       for (const auto& [name, value] : header_)
         db_.exec("INSERT INTO dpbudget.header (ledger, name, value) VALUES ($1, $2, $3)",
                  {name_, name, value}, "cannot create");
+      for (const Entry& e : entries) copy_entry(e);
       db_.exec("COMMIT", "cannot create");
     } catch (...) {
       db_.rollback_quietly();
@@ -426,6 +433,17 @@ class PostgresqlLedgerStore final : public LedgerStore {
                            std::to_string(kLedgerSchemaVersion) + ")");
   }
 
+  /// Inserts a copied ledger's entry as it is (inside create's transaction).
+  void copy_entry(const Entry& e) {
+    const auto& c = e.content;
+    db_.exec(
+        "INSERT INTO dpbudget.entries (ledger, seq, kind, name, recorded_at, recorded_by, "
+        "body, note, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        {name_, std::to_string(e.seq), c.kind, c.name, c.recorded_at, c.recorded_by, c.body, c.note,
+         e.prev_hash, e.hash},
+        "cannot import");
+  }
+
   std::vector<Entry> read_entries() {
     // One statement: one snapshot, in or out of a transaction.
     const auto rows = db_.exec(
@@ -552,7 +570,18 @@ std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninf
                                                       const std::optional<std::string>& key) {
   (void)crypto();  // the chain's library, before anything is written
   auto store = std::make_unique<PostgresqlLedgerStore>(conninfo, name);
-  store->create(header, key);
+  store->create(chained_header(header, key), key, {});
+  return store;
+}
+
+std::unique_ptr<LedgerStore> import_postgresql_ledger(const std::string& conninfo,
+                                                      const std::string& name, const Header& header,
+                                                      const std::vector<Entry>& entries,
+                                                      const std::optional<std::string>& key) {
+  const auto used =
+      checked_copy(header, entries, key, conninfo_label(conninfo) + " ledger " + name);
+  auto store = std::make_unique<PostgresqlLedgerStore>(conninfo, name);
+  store->create(header, used, entries);
   return store;
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store/ledger_address.hpp"
 #include "store/ledger_store.hpp"
@@ -37,6 +38,15 @@ std::unique_ptr<LedgerStore> create_postgresql_ledger(const std::string& conninf
 /// What the store says while it works (one line, no prefix): each retry of
 /// an append after a serialization failure, a deadlock or a lock timeout.
 using StoreNote = std::function<void(const std::string&)>;
+
+/// Creates ledger `name` holding a ledger copied from another store, as
+/// import_sqlite_ledger does (the same checks, one transaction: the ledger's
+/// row, its header and every entry, or nothing). The role needs the grants
+/// of ledger-init and of ledger-add (docs/ledger_postgresql.sql).
+std::unique_ptr<LedgerStore> import_postgresql_ledger(const std::string& conninfo,
+                                                      const std::string& name, const Header& header,
+                                                      const std::vector<Entry>& entries,
+                                                      const std::optional<std::string>& key);
 
 /// Opens ledger `name`: checks the schema's version and the key as
 /// open_sqlite_ledger does. A role that may only read can open it; its

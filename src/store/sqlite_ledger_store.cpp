@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "store/ledger_chain.hpp"
-#include "store/libcrypto_library.hpp"
 #include "store/ledger_store.hpp"
+#include "store/libcrypto_library.hpp"
 
 namespace dpb::store {
 namespace {
@@ -134,8 +134,11 @@ class SqliteLedgerStore final : public LedgerStore {
     }
   }
 
-  /// Creates the schema and the header in one transaction.
-  void create(const Header& header, const std::optional<std::string>& key) {
+  /// Creates the schema, the header as stored (chained_header's, or a copied
+  /// ledger's) and `entries` verbatim (a copied ledger's, checked by
+  /// checked_copy) in one transaction.
+  void create(const Header& stored_header, const std::optional<std::string>& key,
+              const std::vector<Entry>& entries) {
     exec("BEGIN IMMEDIATE", "cannot create");
     try {
       exec(
@@ -147,14 +150,15 @@ class SqliteLedgerStore final : public LedgerStore {
       exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str(), "cannot create");
       exec(("PRAGMA user_version=" + std::to_string(kLedgerSchemaVersion)).c_str(),
            "cannot create");
-      header_ = chained_header(header, key);
-      key_ = key;
+      header_ = stored_header;
+      key_ = checked_key(header_, key, path_);
       for (const auto& [name, value] : header_) {
         Statement insert(db_, "INSERT INTO header (name, value) VALUES (?, ?)", path_);
         insert.bind(1, name);
         insert.bind(2, value);
         insert.step();
       }
+      for (const Entry& e : entries) insert_entry(e);
       exec("COMMIT", "cannot create");
     } catch (...) {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -244,20 +248,7 @@ class SqliteLedgerStore final : public LedgerStore {
       e.content = std::move(*content);
       e.prev_hash = current.empty() ? header_hash() : current.back().hash;
       e.hash = entry_hash(e.seq, e.content, e.prev_hash);
-      Statement insert(db_,
-                       "INSERT INTO entries (seq, kind, name, recorded_at, recorded_by, body, "
-                       "note, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       path_);
-      insert.bind(1, e.seq);
-      insert.bind(2, e.content.kind);
-      insert.bind(3, e.content.name);
-      insert.bind(4, e.content.recorded_at);
-      insert.bind(5, e.content.recorded_by);
-      insert.bind(6, e.content.body);
-      insert.bind(7, e.content.note);
-      insert.bind(8, e.prev_hash);
-      insert.bind(9, e.hash);
-      insert.step();
+      insert_entry(e);
       exec("COMMIT", "cannot write");
       return e;
     } catch (...) {
@@ -274,6 +265,24 @@ class SqliteLedgerStore final : public LedgerStore {
   std::string header_hash() const override { return chained_header_hash(key_, header_); }
 
  private:
+  /// Inserts `e` as it is (inside the caller's transaction).
+  void insert_entry(const Entry& e) {
+    Statement insert(db_,
+                     "INSERT INTO entries (seq, kind, name, recorded_at, recorded_by, body, "
+                     "note, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     path_);
+    insert.bind(1, e.seq);
+    insert.bind(2, e.content.kind);
+    insert.bind(3, e.content.name);
+    insert.bind(4, e.content.recorded_at);
+    insert.bind(5, e.content.recorded_by);
+    insert.bind(6, e.content.body);
+    insert.bind(7, e.content.note);
+    insert.bind(8, e.prev_hash);
+    insert.bind(9, e.hash);
+    insert.step();
+  }
+
   std::string path_;
   sqlite3* db_ = nullptr;
   Header header_;
@@ -282,8 +291,15 @@ class SqliteLedgerStore final : public LedgerStore {
 
 }  // namespace
 
-std::unique_ptr<LedgerStore> create_sqlite_ledger(const std::string& path, const Header& header,
-                                                  const std::optional<std::string>& key) {
+namespace {
+
+/// Makes the file `path` (owner-only, only if absent) and creates in it a
+/// ledger with `stored_header` and `entries` in one transaction; on any
+/// failure the file is removed.
+std::unique_ptr<LedgerStore> create_ledger_file(const std::string& path,
+                                                const Header& stored_header,
+                                                const std::optional<std::string>& key,
+                                                const std::vector<Entry>& entries) {
   // The chain's libcrypto is opened before the file exists: a machine
   // without it gets one line and no file.
   (void)crypto();
@@ -300,12 +316,26 @@ std::unique_ptr<LedgerStore> create_sqlite_ledger(const std::string& path, const
   ::close(fd);
   try {
     auto store = std::make_unique<SqliteLedgerStore>(path, true);
-    store->create(header, key);
+    store->create(stored_header, key, entries);
     return store;
   } catch (...) {
     ::unlink(path.c_str());  // nothing half-made is left behind
     throw;
   }
+}
+
+}  // namespace
+
+std::unique_ptr<LedgerStore> create_sqlite_ledger(const std::string& path, const Header& header,
+                                                  const std::optional<std::string>& key) {
+  return create_ledger_file(path, chained_header(header, key), key, {});
+}
+
+std::unique_ptr<LedgerStore> import_sqlite_ledger(const std::string& path, const Header& header,
+                                                  const std::vector<Entry>& entries,
+                                                  const std::optional<std::string>& key) {
+  const auto used = checked_copy(header, entries, key, path);
+  return create_ledger_file(path, header, used, entries);
 }
 
 std::unique_ptr<LedgerStore> open_sqlite_ledger(const std::string& path, bool writable,
@@ -326,32 +356,12 @@ std::unique_ptr<LedgerStore> open_sqlite_ledger(const std::string& path, bool wr
 
 std::vector<ChainProblem> verify_chain(const LedgerStore& store,
                                        const std::vector<Entry>& entries) {
-  std::vector<ChainProblem> problems;
-  std::string prev = store.header_hash();
-  std::int64_t expected = 1;
-  for (const Entry& e : entries) {
-    if (e.seq != expected) {
-      const std::string missing = e.seq == expected + 1
-                                      ? "entry " + std::to_string(expected) + " is missing"
-                                      : "entries " + std::to_string(expected) + " to " +
-                                            std::to_string(e.seq - 1) + " are missing";
-      problems.push_back({e.seq, e.seq > expected
-                                     ? "follows entry " + std::to_string(expected - 1) + ": " +
-                                           missing + " (deleted?)"
-                                     : "out of place"});
-    }
-    if (e.prev_hash != prev)
-      problems.push_back({e.seq, expected == 1 && e.seq == 1
-                                     ? "does not chain to the header (the budget or the "
-                                       "header was changed?)"
-                                     : "does not chain to the entry before it (an entry "
-                                       "removed, inserted or swapped?)"});
-    if (store.entry_hash(e.seq, e.content, e.prev_hash) != e.hash)
-      problems.push_back({e.seq, "its hash does not match its content (edited?)"});
-    prev = e.hash;
-    expected = e.seq + 1;
-  }
-  return problems;
+  return chain_problems(
+      store.header_hash(),
+      [&store](std::int64_t seq, const NewEntry& content, const std::string& prev) {
+        return store.entry_hash(seq, content, prev);
+      },
+      entries);
 }
 
 }  // namespace dpb::store

@@ -193,8 +193,26 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable, std::ostream* no
     if (postgresql && writable) throw LedgerError(std::string(e.what()) + "; nothing was recorded");
     throw_ledger_error(e);
   }
-  const store::Header& h = out.store->header();
-  const std::string& path = out.path;
+  read_ledger_header(out.store->header(), out.path, out);
+  require_key(out);
+  return out;
+}
+
+std::unique_ptr<store::LedgerStore> import_ledger(const LedgerFileFlags& f,
+                                                  const store::Header& header,
+                                                  const std::vector<store::Entry>& entries,
+                                                  const std::optional<std::string>& key) {
+  const bool postgresql = check_ledger_address(f);
+  try {
+    if (postgresql)
+      return store::import_postgresql_ledger(f.ledger, f.ledger_name, header, entries, key);
+    return store::import_sqlite_ledger(f.ledger, header, entries, key);
+  } catch (const store::StoreError& e) {
+    throw LedgerError(e.what());
+  }
+}
+
+void read_ledger_header(const store::Header& h, const std::string& path, OpenLedger& out) {
   if (header_value(h, "format", path) != kFormat)
     throw LedgerError(path + ": not a dpbudget ledger (format '" + h.at("format") + "')");
   try {
@@ -229,8 +247,6 @@ OpenLedger open_ledger(const LedgerFileFlags& f, bool writable, std::ostream* no
   } catch (const std::exception& e) {
     throw LedgerError(path + ": its budget does not read: " + e.what());
   }
-  require_key(out);
-  return out;
 }
 
 void require_key(const OpenLedger& ledger) {

@@ -52,6 +52,15 @@ std::unique_ptr<store::LedgerStore> create_ledger(const LedgerFileFlags& flags,
                                                   const store::Header& header,
                                                   const std::optional<std::string>& key);
 
+/// Creates the ledger --ledger names holding a ledger copied from another
+/// store (ledger-import): `header` as stored and `entries` verbatim, in one
+/// transaction, their chain checked first (store::import_sqlite_ledger).
+/// Throws LedgerError for a store's failure.
+std::unique_ptr<store::LedgerStore> import_ledger(const LedgerFileFlags& flags,
+                                                  const store::Header& header,
+                                                  const std::vector<store::Entry>& entries,
+                                                  const std::optional<std::string>& key);
+
 /// The key's bytes from --key-file (nullopt without it): at least 16 bytes,
 /// at most 4 KiB. Throws UsageError.
 std::optional<std::string> read_key(const LedgerFileFlags& flags);
@@ -65,6 +74,10 @@ struct OpenLedger {
   std::string path;
   bool has_key = false;  ///< opened with --key-file
 };
+/// Reads a store's header into `ledger`'s budget, unit and accountants (what
+/// open_ledger checks of every ledger). Throws LedgerError naming `path` for
+/// a header that is not a dpbudget ledger's or does not read.
+void read_ledger_header(const store::Header& header, const std::string& path, OpenLedger& ledger);
 /// Opens --ledger (required) for reading or writing. Throws LedgerError
 /// (cli/errors.hpp) for a store's failure or a header that does not read.
 /// `notes`: where a server's store says each retry of a write it makes
