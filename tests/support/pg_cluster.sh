@@ -100,9 +100,12 @@ pick_user() {
 run_as_server() {
   if [ "$(id -u)" = 0 ]; then
     # No shell of the user's, no login: the same environment less HOME's
-    # meaning (initdb and pg_ctl read none of it).
-    setpriv --reuid="$server_user" --regid="$(id -g "$server_user")" --init-groups \
-      --inh-caps=-all -- "$@"
+    # meaning (initdb and pg_ctl read none of it). From /, in a subshell:
+    # the caller's directory may be one the user cannot enter (a clone
+    # under a root-only mktemp -d), and initdb, pg_ctl and postgres each
+    # complain, on stderr, when they cannot change back to it.
+    (cd / && setpriv --reuid="$server_user" --regid="$(id -g "$server_user")" --init-groups \
+      --inh-caps=-all -- "$@")
   else
     "$@"
   fi
