@@ -6,9 +6,12 @@
 // binary as roles given its group roles: dpb_owner (dpbudget_init) creates a
 // ledger, dpb_writer (dpbudget_writer) adds and voids but may not create one,
 // dpb_reader (dpbudget_reader) reads and verifies but its add is refused with
-// nothing recorded; nobody but the schema's owner changes an entry.
+// nothing recorded; nobody but the schema's owner changes an entry. Also: the
+// file's schema and the one ledger-init creates (written twice) are the same.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -117,4 +120,58 @@ TEST_CASE("postgresql admin SQL: applied once, then each role does what its gran
   CHECK(psql_as("READER", "INSERT INTO dpbudget.ledgers (name) VALUES ('r')") != 0);
   CHECK(entries_in("OWNER") == 3);
   CHECK(run_dpbudget(with({"ledger-verify"}, as("READER"))).status == 0);
+}
+
+namespace {
+
+/// The URI of `role` on another database of the cluster.
+std::string uri_of(const std::string& role, const std::string& database) {
+  const std::string uri = cluster().uri(role);
+  return uri.substr(0, uri.rfind('/') + 1) + database;
+}
+
+/// What psql -At prints for `sql` on `uri` (the command must succeed).
+std::string psql_rows(const std::string& uri, const std::string& sql) {
+  FILE* p =
+      ::popen(("psql -X -q -At -v ON_ERROR_STOP=1 '" + uri + "' -c \"" + sql + "\"").c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, p)) > 0;) out.append(buffer, n);
+  REQUIRE(::pclose(p) == 0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "postgresql admin SQL: the file's schema is the one ledger-init creates, column for column") {
+  // The schema is written twice: in docs/ledger_postgresql.sql for
+  // administrators and in the store for a ledger-init that may create it
+  // (src/store/postgresql_ledger_store.cpp). Two fresh databases, one made
+  // each way, must hold the same tables, columns and constraints.
+  const auto& c = cluster();
+  for (const char* database : {"by_file", "by_init"})
+    REQUIRE(std::system(("psql -X -q -v ON_ERROR_STOP=1 '" + c.uri("ADMIN") +
+                         "' -c 'CREATE DATABASE " + database + " OWNER dpb_owner' >/dev/null")
+                            .c_str()) == 0);
+  REQUIRE(std::system(("psql -X -q -v ON_ERROR_STOP=1 '" + uri_of("ADMIN", "by_file") + "' -f '" +
+                       kSqlFile + "' >/dev/null")
+                          .c_str()) == 0);
+  REQUIRE(run_dpbudget({"ledger-init", "--ledger", uri_of("OWNER", "by_init"), "--ledger-name",
+                        "probe", "--epsilon", "1", "--delta", "1e-6"})
+              .status == 0);
+  const std::string columns =
+      "SELECT table_name, column_name, data_type, is_nullable, coalesce(column_default, '') "
+      "FROM information_schema.columns WHERE table_schema = 'dpbudget' ORDER BY 1, 2";
+  const std::string constraints =
+      "SELECT conrelid::regclass, contype, pg_get_constraintdef(oid) FROM pg_constraint "
+      "WHERE connamespace = 'dpbudget'::regnamespace ORDER BY 1, 2, 3";
+  const std::string meta = "SELECT key, value FROM dpbudget.meta ORDER BY 1";
+  for (const std::string& sql : {columns, constraints, meta}) {
+    CAPTURE(sql);
+    const std::string by_file = psql_rows(uri_of("ADMIN", "by_file"), sql);
+    CHECK(!by_file.empty());
+    CHECK(by_file == psql_rows(uri_of("ADMIN", "by_init"), sql));
+  }
 }
